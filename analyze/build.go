@@ -1,0 +1,230 @@
+// Package analyze is etlink's engine. It turns the parsed models into a Build:
+// the objects each side ships, their DT_NEEDED closure as ld.so would resolve
+// it, a simulated Python process that imports the sides in a stated order,
+// and the facts rules ask about (symbols defined by both sides, by two shipped
+// objects, and which definition each reference binds to).
+package analyze
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"debug/elf"
+
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/pylocate"
+)
+
+// Side is one party to a process: the wheel under test, or its peer (torch).
+type Side struct {
+	// Name is "wheel", "torch", or the peer's path as given.
+	Name string
+	// Inputs are the objects the side ships.
+	Inputs []*elfobj.Object
+	// Roots are what Python dlopens for this side, in order.
+	Roots []Root
+	// Closure is Inputs plus every object their DT_NEEDED entries reach,
+	// breadth first, each once.
+	Closure []*elfobj.Object
+	// Missing are DT_NEEDED entries the loader search did not find.
+	Missing []Edge
+	has     map[*elfobj.Object]bool
+}
+
+// Root is one dlopen a side performs.
+type Root struct {
+	Object *elfobj.Object
+	Global bool // RTLD_GLOBAL
+}
+
+// Has reports whether o belongs to the side's closure.
+func (s *Side) Has(o *elfobj.Object) bool { return s.has[o] }
+
+// Shipped reports whether o is one of the side's own inputs.
+func (s *Side) Shipped(o *elfobj.Object) bool {
+	for _, in := range s.Inputs {
+		if in == o {
+			return true
+		}
+	}
+	return false
+}
+
+// IsExtension reports whether o is a Python extension module: named like one
+// (*.cpython-*.so, *.abi3.so) or exporting a PyInit_ function.
+func IsExtension(o *elfobj.Object) bool {
+	if o.Type != elf.ET_DYN {
+		return false
+	}
+	if pylocate.IsExtensionName(path.Base(strings.ReplaceAll(o.Path, "!", "/"))) {
+		return true
+	}
+	for i := range o.Symbols {
+		if strings.HasPrefix(o.Symbols[i].Name, "PyInit_") && o.Symbols[i].Exported() {
+			return true
+		}
+	}
+	return false
+}
+
+// NewSide makes a side from its inputs. Roots are the extension modules
+// (imported as Python does, RTLD_LOCAL) followed by the shared libraries no
+// extension reaches, which something must dlopen for them to matter.
+// globalFirst names libraries the side's package opens RTLD_GLOBAL before its
+// extensions (torch's lib/libtorch_global_deps.so).
+func NewSide(name string, inputs []*elfobj.Object, globalFirst ...string) *Side {
+	s := &Side{Name: name, Inputs: inputs}
+	for _, g := range globalFirst {
+		for _, o := range inputs {
+			if o.Type == elf.ET_DYN && strings.HasSuffix(strings.ReplaceAll(o.Path, "!", "/"), "/"+g) {
+				s.Roots = append(s.Roots, Root{Object: o, Global: true})
+			}
+		}
+	}
+	var exts, libs []*elfobj.Object
+	for _, o := range inputs {
+		switch {
+		case IsExtension(o):
+			exts = append(exts, o)
+		case o.Type == elf.ET_DYN:
+			libs = append(libs, o)
+		}
+	}
+	sort.SliceStable(exts, func(i, j int) bool { return extRank(exts[i]) < extRank(exts[j]) })
+	for _, o := range exts {
+		s.Roots = append(s.Roots, Root{Object: o})
+	}
+	for _, o := range libs {
+		if !s.rooted(o) {
+			s.Roots = append(s.Roots, Root{Object: o})
+		}
+	}
+	return s
+}
+
+// extRank puts a package's top-level _C extension first: `import torch`
+// loads torch._C before any other extension.
+func extRank(o *elfobj.Object) int {
+	if strings.HasPrefix(path.Base(strings.ReplaceAll(o.Path, "!", "/")), "_C.") {
+		return 0
+	}
+	return 1
+}
+
+func (s *Side) rooted(o *elfobj.Object) bool {
+	for _, r := range s.Roots {
+		if r.Object == o {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve fills Closure and Missing as if the side were loaded on its own.
+func (s *Side) resolve(l *Loader) {
+	p := NewProcess(l)
+	for _, r := range s.Roots {
+		p.Dlopen(r.Object, r.Global)
+	}
+	// Inputs that are not shared libraries (objects, executables) still
+	// belong to the side.
+	s.has = map[*elfobj.Object]bool{}
+	for _, o := range append(append([]*elfobj.Object(nil), s.Inputs...), p.Order...) {
+		if !s.has[o] {
+			s.has[o] = true
+			s.Closure = append(s.Closure, o)
+		}
+	}
+	s.Missing = p.Missing
+}
+
+// LoadStep is one entry of a load order: a side, opened local or global.
+type LoadStep struct {
+	Side   string
+	Global bool
+}
+
+// ParseLoadOrder reads --load-order: comma-separated side names ("torch" or
+// "peer" for the --with side, "wheel"), each optionally suffixed ":global"
+// to open all of that side's roots RTLD_GLOBAL (as TORCH_USE_RTLD_GLOBAL=1 or
+// sys.setdlopenflags(RTLD_GLOBAL) would).
+func ParseLoadOrder(spec string) ([]LoadStep, error) {
+	var steps []LoadStep
+	seen := map[string]bool{}
+	for _, part := range strings.Split(spec, ",") {
+		name, mode, _ := strings.Cut(strings.TrimSpace(part), ":")
+		switch name {
+		case "peer":
+			name = "torch"
+		case "torch", "wheel":
+		default:
+			return nil, fmt.Errorf("--load-order: unknown side %q (want torch, peer or wheel)", name)
+		}
+		if mode != "" && mode != "global" && mode != "local" {
+			return nil, fmt.Errorf("--load-order: unknown mode %q for %s (want global or local)", mode, name)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("--load-order: %s named twice", name)
+		}
+		seen[name] = true
+		steps = append(steps, LoadStep{Side: name, Global: mode == "global"})
+	}
+	if !seen["wheel"] {
+		steps = append(steps, LoadStep{Side: "wheel"})
+	}
+	if !seen["torch"] {
+		steps = append([]LoadStep{{Side: "torch"}}, steps...)
+	}
+	return steps, nil
+}
+
+// Build is everything the rules ask about.
+type Build struct {
+	Wheel *Side
+	// Peer is the --with side; nil when there is none.
+	Peer   *Side
+	Loader *Loader
+	// Order is the load order Process was run with.
+	Order []LoadStep
+	// Process is the simulated Python process: sides imported in Order.
+	Process *Process
+}
+
+// NewBuild resolves both sides and runs the load-order simulation.
+func NewBuild(l *Loader, wheel, peer *Side, order []LoadStep) *Build {
+	b := &Build{Wheel: wheel, Peer: peer, Loader: l, Order: order, Process: NewProcess(l)}
+	wheel.resolve(l)
+	if peer != nil {
+		peer.resolve(l)
+	}
+	for _, step := range order {
+		side := b.side(step.Side)
+		if side == nil {
+			continue
+		}
+		for _, r := range side.Roots {
+			b.Process.Dlopen(r.Object, r.Global || step.Global)
+		}
+	}
+	return b
+}
+
+func (b *Build) side(name string) *Side {
+	if name == "wheel" {
+		return b.Wheel
+	}
+	return b.Peer
+}
+
+// Shared reports whether o is reached by both sides' closures: one file that
+// the loader maps once, so its definitions are not a conflict.
+func (b *Build) Shared(o *elfobj.Object) bool {
+	return b.Peer != nil && b.Wheel.Has(o) && b.Peer.Has(o)
+}
+
+// TorchGlobalDeps is the library torch/__init__.py opens RTLD_GLOBAL before
+// importing torch._C (_load_global_deps), so its closure is in every later
+// lookup's global scope.
+const TorchGlobalDeps = "lib/libtorch_global_deps.so"

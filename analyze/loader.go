@@ -1,0 +1,253 @@
+package analyze
+
+import (
+	"debug/elf"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/ldcache"
+)
+
+// Loader finds the file ld.so would map for a DT_NEEDED entry. It models
+// glibc's search (elf/dl-load.c _dl_map_object): a name with a slash is used
+// as is; otherwise DT_RPATH of the needing object and of the objects that
+// loaded it (only while none has DT_RUNPATH), LD_LIBRARY_PATH, the needing
+// object's DT_RUNPATH, /etc/ld.so.cache, then the default directories.
+// Candidates of another ELF class or machine are skipped, as ld.so skips them.
+//
+// Objects inside a wheel are found by their virtual path (wheel.whl!dir/name),
+// so $ORIGIN-relative paths resolve inside the wheel without unpacking it.
+// Not modelled: glibc-hwcaps subdirectories, $PLATFORM other than the machine
+// name, DF_1_NODEFLIB, and LD_PRELOAD.
+type Loader struct {
+	// LibraryPath plays LD_LIBRARY_PATH; empty by default so that results do
+	// not depend on the caller's environment.
+	LibraryPath []string
+	// Cache is the parsed ld.so.cache, nil when none could be read.
+	Cache *ldcache.Cache
+
+	mu     sync.Mutex
+	known  map[string]*elfobj.Object // by Path and by Real
+	failed map[string]error          // real paths that could not be read
+}
+
+// NewLoader returns a loader that knows objs (the inputs, wheel entries
+// included) and reads other files from disk on demand.
+func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
+	l := &Loader{Cache: cache, known: map[string]*elfobj.Object{}, failed: map[string]error{}}
+	for _, o := range objs {
+		l.remember(o)
+	}
+	return l
+}
+
+func (l *Loader) remember(o *elfobj.Object) {
+	if _, ok := l.known[o.Path]; !ok {
+		l.known[o.Path] = o
+	}
+	if o.Real != "" {
+		if _, ok := l.known[o.Real]; !ok {
+			l.known[o.Real] = o
+		}
+	}
+}
+
+// Via says which step of the search found a library.
+type Via string
+
+// The steps of the loader's search, in glibc's order.
+const (
+	ViaPath        Via = "path"     // the name held a slash
+	ViaRpath       Via = "DT_RPATH" // of the object or one that loaded it
+	ViaLibraryPath Via = "LD_LIBRARY_PATH"
+	ViaRunpath     Via = "DT_RUNPATH"
+	ViaCache       Via = "ld.so.cache"
+	ViaDefault     Via = "default directories"
+)
+
+// Resolution is the outcome of one DT_NEEDED lookup.
+type Resolution struct {
+	Name   string         // the DT_NEEDED string
+	Object *elfobj.Object // nil when not found
+	Via    Via
+	Dir    string   // the search directory that held it, as written (before $ORIGIN expansion)
+	Tried  []string // candidate paths, in order, when not found
+}
+
+// Resolve finds name for needer. chain lists the objects that loaded needer,
+// nearest first, whose DT_RPATH ld.so also searches.
+func (l *Loader) Resolve(needer *elfobj.Object, chain []*elfobj.Object, name string) Resolution {
+	res := Resolution{Name: name}
+	if strings.Contains(name, "/") {
+		p := expand(name, needer)
+		if o := l.candidate(p, needer); o != nil {
+			res.Object, res.Via = o, ViaPath
+		} else {
+			res.Tried = append(res.Tried, p)
+		}
+		return res
+	}
+	try := func(dirs []string, owner *elfobj.Object, via Via) bool {
+		for _, d := range dirs {
+			p := joinDir(expand(d, owner), name)
+			if p == "" {
+				res.Tried = append(res.Tried, expand(d, owner)+"/"+name+" (outside the wheel)")
+				continue
+			}
+			if o := l.candidate(p, needer); o != nil {
+				res.Object, res.Via, res.Dir = o, via, d
+				return true
+			}
+			res.Tried = append(res.Tried, p)
+		}
+		return false
+	}
+	if len(needer.Runpath) == 0 {
+		for _, o := range append([]*elfobj.Object{needer}, chain...) {
+			if len(o.Runpath) > 0 {
+				break
+			}
+			if try(o.Rpath, o, ViaRpath) {
+				return res
+			}
+		}
+	}
+	if try(l.LibraryPath, needer, ViaLibraryPath) || try(needer.Runpath, needer, ViaRunpath) {
+		return res
+	}
+	if l.Cache != nil {
+		if p, ok := l.Cache.Lookup(name, needer.Machine, needer.Class); ok {
+			if o := l.candidate(p, needer); o != nil {
+				res.Object, res.Via, res.Dir = o, ViaCache, filepath.Dir(p)
+				return res
+			}
+			res.Tried = append(res.Tried, p)
+		}
+	}
+	try(DefaultDirs(needer.Machine, needer.Class), needer, ViaDefault)
+	return res
+}
+
+// candidate returns the object at p if it exists and suits needer.
+func (l *Loader) candidate(p string, needer *elfobj.Object) *elfobj.Object {
+	o := l.lookup(p)
+	if o == nil || o.Machine != needer.Machine || o.Class != needer.Class {
+		return nil
+	}
+	return o
+}
+
+func (l *Loader) lookup(p string) *elfobj.Object {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if o, ok := l.known[p]; ok {
+		return o
+	}
+	if strings.Contains(p, "!") || !filepath.IsAbs(p) {
+		return nil // inside a wheel (all its entries are known) or unanchored
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil
+	}
+	if o, ok := l.known[real]; ok {
+		l.known[p] = o
+		return o
+	}
+	if _, bad := l.failed[real]; bad {
+		return nil
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	o, err := elfobj.OpenFile(p)
+	if err != nil {
+		l.failed[real] = err
+		return nil
+	}
+	l.remember(o)
+	return o
+}
+
+// Failures lists system files the search found but could not read.
+func (l *Loader) Failures() []error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	for _, err := range l.failed {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// expand substitutes ld.so's dynamic string tokens. $ORIGIN is the directory
+// of the object, in the wheel's namespace for wheel entries.
+func expand(s string, o *elfobj.Object) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	r := strings.NewReplacer(
+		"${ORIGIN}", o.Dir, "$ORIGIN", o.Dir,
+		"${LIB}", libToken(o), "$LIB", libToken(o),
+		"${PLATFORM}", o.MachineName(), "$PLATFORM", o.MachineName(),
+	)
+	return r.Replace(s)
+}
+
+// libToken is what Debian's ld.so substitutes for $LIB: the multiarch directory.
+func libToken(o *elfobj.Object) string {
+	if t := triplet(o.Machine); t != "" {
+		return "lib/" + t
+	}
+	return "lib"
+}
+
+// joinDir joins a search directory and a library name, keeping a wheel's
+// "wheel.whl!" prefix out of path cleaning so that ".." cannot climb through it.
+func joinDir(dir, name string) string {
+	if i := strings.Index(dir, "!"); i >= 0 {
+		inner := path.Clean(path.Join(dir[i+1:], name))
+		if inner == ".." || strings.HasPrefix(inner, "../") {
+			return "" // climbs out of the wheel: where it lands depends on the install
+		}
+		return dir[:i+1] + inner
+	}
+	return filepath.Join(dir, name)
+}
+
+// DefaultDirs are the directories Debian's ld.so searches last for a machine.
+func DefaultDirs(m elf.Machine, c elf.Class) []string {
+	var dirs []string
+	if t := triplet(m); t != "" {
+		dirs = append(dirs, "/lib/"+t, "/usr/lib/"+t)
+	}
+	dirs = append(dirs, "/lib", "/usr/lib")
+	if c == elf.ELFCLASS64 {
+		dirs = append(dirs, "/lib64", "/usr/lib64")
+	}
+	return dirs
+}
+
+func triplet(m elf.Machine) string {
+	switch m {
+	case elf.EM_X86_64:
+		return "x86_64-linux-gnu"
+	case elf.EM_AARCH64:
+		return "aarch64-linux-gnu"
+	case elf.EM_386:
+		return "i386-linux-gnu"
+	case elf.EM_ARM:
+		return "arm-linux-gnueabihf"
+	case elf.EM_PPC64:
+		return "powerpc64le-linux-gnu"
+	case elf.EM_S390:
+		return "s390x-linux-gnu"
+	case elf.EM_RISCV:
+		return "riscv64-linux-gnu"
+	}
+	return ""
+}

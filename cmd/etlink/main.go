@@ -1,0 +1,173 @@
+// Command etlink checks what the static linker and the dynamic loader will
+// really do with the C++ libraries a Python wheel ships: symbols defined by
+// both the wheel and torch, registrations dropped at link time, and Python
+// extensions that link libpython.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes, as DESIGN.md's CLI contract states them.
+const (
+	exitOK       = 0 // no finding at or above --fail-on
+	exitFindings = 1 // findings at or above --fail-on
+	exitError    = 2 // usage error or unreadable input
+)
+
+// version is set by -ldflags "-X main.version=..." in releases.
+var version = "dev"
+
+type command struct {
+	name    string
+	args    string // usage after the command name
+	summary string
+	help    string // longer text with examples
+	run     func(c *command, a *app, args []string) int
+}
+
+var commands = []*command{scanCmd, conflictsCmd, rulesCmd, explainCmd, versionCmd}
+
+// app carries the process's streams so tests can run commands in-process.
+type app struct {
+	stdout, stderr io.Writer
+	quiet          bool
+	inputErrors    int
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	a := &app{stdout: stdout, stderr: stderr}
+	defer func() {
+		// A bug must not reach the user as a stack trace.
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "etlink: internal error: %v (please report it with the command line)\n", p)
+			code = exitError
+		}
+	}()
+	if len(args) == 0 {
+		usage(stderr)
+		return exitError
+	}
+	name := args[0]
+	switch name {
+	case "-h", "--help", "help":
+		if len(args) > 1 {
+			if c := lookup(args[1]); c != nil {
+				fmt.Fprint(stdout, c.usage())
+				return exitOK
+			}
+		}
+		usage(stdout)
+		return exitOK
+	case "--version":
+		name = "version"
+	}
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "etlink: unknown command %q\n", name)
+		usage(stderr)
+		return exitError
+	}
+	return c.run(c, a, args[1:])
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `etlink checks what the linker and the dynamic loader will really do with the
+C++ libraries a Python wheel ships.
+
+Usage:
+  etlink <command> [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Exit codes: 0 nothing at or above --fail-on, 1 findings, 2 usage error or
+unreadable input (findings from the readable inputs are still printed).
+
+Run "etlink help <command>" or "etlink <command> --help" for a command's flags
+and examples.
+`)
+}
+
+func (c *command) usage() string {
+	return fmt.Sprintf("Usage: etlink %s %s\n\n%s\n", c.name, c.args, strings.TrimSpace(c.help)) + "\n"
+}
+
+// flags returns a flag set whose --help prints the command's usage.
+func (c *command) flags(a *app) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprint(a.stderr, c.usage())
+		fmt.Fprintf(a.stderr, "Flags:\n%s", fs.FlagUsages())
+	}
+	return fs
+}
+
+// parse parses args; it returns ok=false with the exit code to use when the
+// command must stop (help asked for, or a usage error).
+func (c *command) parse(a *app, fs *pflag.FlagSet, args []string) (int, bool) {
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		fs.SetOutput(a.stdout)
+		fmt.Fprint(a.stdout, c.usage())
+		fmt.Fprintf(a.stdout, "Flags:\n%s", fs.FlagUsages())
+		return exitOK, false
+	}
+	if err != nil {
+		fmt.Fprintf(a.stderr, "etlink %s: %v\nRun 'etlink %s --help' for usage.\n", c.name, err, c.name)
+		return exitError, false
+	}
+	return 0, true
+}
+
+// errorf prints an error the way cmd/go does: "etlink: what is wrong".
+func (a *app) errorf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "etlink: "+format+"\n", args...)
+}
+
+// inputError reports an input that could not be read; the run goes on.
+func (a *app) inputError(err error) {
+	a.inputErrors++
+	a.errorf("%v", err)
+}
+
+// notef prints progress and notes unless -q was given.
+func (a *app) notef(format string, args ...any) {
+	if !a.quiet {
+		fmt.Fprintf(a.stderr, "etlink: "+format+"\n", args...)
+	}
+}
+
+var versionCmd = &command{
+	name:    "version",
+	summary: "print etlink's version",
+	help:    "Prints the version of this etlink binary.",
+	run: func(_ *command, a *app, args []string) int {
+		fmt.Fprintf(a.stdout, "etlink %s\n", version)
+		return exitOK
+	},
+}

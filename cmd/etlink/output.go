@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/report"
+	"github.com/etlink/etlink/rules"
+)
+
+// outputFlags are the flags every reporting command shares.
+type outputFlags struct {
+	format  string
+	failOn  string
+	config  string
+	verbose bool
+	quiet   bool
+	noColor bool
+}
+
+func (o *outputFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at or above: error, warning, note, none")
+	fs.StringVar(&o.config, "config", "", "etlink.toml to read (default: ./etlink.toml when present)")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print each finding's evidence chain and fix")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no notes on stderr")
+	fs.BoolVar(&o.noColor, "no-color", false, "no colour (text output is not coloured yet; accepted for scripts)")
+}
+
+// check validates the flags before any input is read.
+func (o *outputFlags) check() (finding.Severity, error) {
+	if !contains(report.Formats, o.format) {
+		return 0, fmt.Errorf("--format %q: want %s", o.format, strings.Join(report.Formats, ", "))
+	}
+	sev, err := finding.ParseSeverity(o.failOn)
+	if err != nil {
+		return 0, fmt.Errorf("--fail-on: %v", err)
+	}
+	return sev, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// loadConfig reads --config, or ./etlink.toml when it exists.
+func (o *outputFlags) loadConfig() (*rules.Config, error) {
+	file := o.config
+	if file == "" {
+		if _, err := os.Stat("etlink.toml"); err != nil {
+			return &rules.Config{}, nil
+		}
+		file = "etlink.toml"
+	}
+	return rules.LoadConfig(file)
+}
+
+// readInputs opens paths, printing an error line per unreadable input.
+func (a *app) readInputs(paths []string) ([]*elfobj.Object, []finding.Input) {
+	objs, errs := elfobj.Open(paths, elfobj.Options{})
+	failed := map[string]string{}
+	for _, err := range errs {
+		a.inputError(err)
+		var ee *elfobj.Error
+		if errors.As(err, &ee) {
+			failed[ee.Path] = ee.Err.Error()
+		} else {
+			failed[err.Error()] = err.Error()
+		}
+	}
+	inputs := make([]finding.Input, 0, len(paths)+len(failed))
+	for _, p := range paths {
+		in := finding.Input{Path: p}
+		if msg, ok := failed[p]; ok {
+			in.Error = msg
+			delete(failed, p)
+		}
+		inputs = append(inputs, in)
+	}
+	// Failures inside an input (a wheel entry, a file in a directory).
+	for _, p := range sortedKeys(failed) {
+		inputs = append(inputs, finding.Input{Path: p, Error: failed[p]})
+	}
+	return objs, inputs
+}
+
+// emit writes the report and returns the exit code.
+func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) int {
+	r.SchemaVersion = finding.SchemaVersion
+	r.Tool = finding.Tool{Name: "etlink", Version: version}
+	r.Summary = finding.Summarize(r.Findings)
+	docs := map[string]report.RuleDoc{}
+	for _, rule := range rules.All() {
+		docs[rule.ID] = report.RuleDoc{Summary: rule.Summary, Fix: rule.Fix}
+	}
+	if err := report.Write(a.stdout, o.format, r, report.Options{Verbose: o.verbose, Docs: docs}); err != nil {
+		a.errorf("writing report: %v", err)
+		return exitError
+	}
+	switch {
+	case a.inputErrors > 0:
+		return exitError
+	case failOn != finding.None && finding.Max(r.Findings) >= failOn:
+		return exitFindings
+	}
+	return exitOK
+}

@@ -1,0 +1,177 @@
+// Package demangle turns linker symbol names into the names people read, and
+// tells which third-party component a symbol comes from.
+//
+// Name demangles Itanium C++ (and Rust) symbols on top of
+// github.com/ianlancetaylor/demangle so that the text matches GNU c++filt,
+// the tool users compare etlink's output with (`nm -C`, `objdump -C`). It
+// caches results because reports print the same symbols many times.
+//
+// Components classifies symbols by C prefix and C++ namespace, mostly without
+// demangling, because conflict detection looks at every exported symbol of a
+// wheel and its peers: often a million names.
+package demangle
+
+import (
+	"hash/maphash"
+	"strings"
+	"sync"
+
+	upstream "github.com/ianlancetaylor/demangle"
+)
+
+// Differences from c++filt (binutils 2.40), each checked by the tests:
+//
+//   - Rust v0 symbols (_R...) print without the crate disambiguators
+//     c++filt shows in its default verbose mode ("std[e28293b1aa0f68bd]::"
+//     is printed "std::"), as `c++filt -i` and llvm-cxxfilt print them.
+//     The upstream package has no way to print them, and the hashes are
+//     noise to a reader.
+//   - A GCC substitution that refers back to a template parameter of a
+//     different template (seen in libstdc++'s std::call_once, which
+//     instantiates once_flag::_Prepare_execution's constructor template with
+//     a local lambda type) prints the parameter of the template in scope:
+//     "_Prepare_execution<...{lambda()#1}>(...{lambda()#1}&)". c++filt and
+//     llvm-cxxfilt resolve it against the template where the parameter was
+//     first seen and print "(void (*&)(...))", a type the constructor, whose
+//     source signature is _Prepare_execution(_Callable&), does not have. We
+//     keep the upstream reading, which names the real parameter type.
+//   - Output longer than maxOutput is not produced; the raw name is returned.
+//
+// Legacy Rust symbols (_ZN...17h<hash>E) and GCC's old
+// "_GLOBAL__I_<name>" constructor keys are handled here rather than upstream,
+// because the upstream package prints them differently from c++filt (it drops
+// the hash and strips underscores that c++filt keeps).
+
+// maxOutputPow bounds demangled output to 1 MiB, so that crafted names whose
+// substitutions expand exponentially cost bounded memory.
+const maxOutputPow = 20
+
+// options matches c++filt's defaults: parameters, templates and the verbose
+// spellings (DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE). NoRust stops the
+// upstream legacy-Rust guess; legacyRust replaces it.
+var options = []upstream.Option{upstream.Verbose, upstream.NoRust, upstream.MaxLength(maxOutputPow)}
+
+// Name returns sym demangled as GNU c++filt prints it, or sym itself when it
+// is not a mangled name or does not demangle.
+//
+// The caller must strip an ELF symbol version first: "_ZN3foo3barEv@@V1_2"
+// is not a mangled name and comes back unchanged. Split at the first '@' and
+// print the version after the demangled name, as nm -C does.
+//
+// Name is safe for concurrent use. Results are cached; the cache is bounded
+// (see cacheShardMax) and forgets entries when full rather than growing with
+// every distinct symbol of a large link.
+func Name(sym string) string {
+	if !mayBeMangled(sym) {
+		return sym
+	}
+	sh := shardOf(sym)
+	sh.mu.Lock()
+	out, ok := sh.m[sym]
+	sh.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = demangle(sym)
+	sh.mu.Lock()
+	if sh.m == nil || len(sh.m) >= cacheShardMax {
+		sh.m = make(map[string]string)
+	}
+	// Clone the key: sym is often a slice of a whole string table, which
+	// the cache must not keep alive.
+	sh.m[strings.Clone(sym)] = out
+	sh.mu.Unlock()
+	return out
+}
+
+// mayBeMangled reports whether sym has a prefix c++filt demangles at all.
+// Everything else (C names, Clang's ___Z..._block_invoke, which c++filt
+// leaves alone on ELF) is returned as is without a cache lookup.
+func mayBeMangled(sym string) bool {
+	return strings.HasPrefix(sym, "_Z") || strings.HasPrefix(sym, "_R") || strings.HasPrefix(sym, "_GLOBAL_")
+}
+
+// demangle is Name without the cache.
+func demangle(sym string) (out string) {
+	if !mayBeMangled(sym) {
+		return sym
+	}
+	// The upstream package recovers only its own error panics and has
+	// panicked on crafted input before; a symbol name read from a file
+	// must not crash the tool.
+	defer func() {
+		if recover() != nil {
+			out = sym
+		}
+	}()
+	if s, ok := globalCDtor(sym); ok {
+		return s
+	}
+	if s, ok := legacyRust(sym); ok {
+		return s
+	}
+	if strings.HasPrefix(sym, "_GLOBAL_") {
+		return sym
+	}
+	s, err := upstream.ToString(sym, options...)
+	if err != nil {
+		return sym
+	}
+	return s
+}
+
+// globalCDtor handles GCC's old "_GLOBAL_[._$][ID]_<key>" names the way
+// libiberty does: the key is demangled if it is a mangled name (anything
+// after its encoding, such as a clone suffix, is dropped) and printed
+// verbatim otherwise. The upstream package keeps the "_I_" in the verbatim
+// case.
+func globalCDtor(sym string) (string, bool) {
+	if len(sym) <= len("_GLOBAL__I_") || !strings.HasPrefix(sym, "_GLOBAL_") ||
+		strings.IndexByte("._$", sym[8]) < 0 || sym[10] != '_' {
+		return "", false
+	}
+	var kind string
+	switch sym[9] {
+	case 'I':
+		kind = "global constructors keyed to "
+	case 'D':
+		kind = "global destructors keyed to "
+	default:
+		return "", false
+	}
+	key := sym[11:]
+	if !strings.HasPrefix(key, "_Z") {
+		return kind + key, true
+	}
+	if i := strings.IndexByte(key, '.'); i >= 0 {
+		key = key[:i]
+	}
+	s, err := upstream.ToString(key, options...)
+	if err != nil {
+		return "", false
+	}
+	return kind + s, true
+}
+
+// Cache sizing: 64 shards keep lock contention low when many goroutines
+// print at once; 4096 names per shard (262144 in all, tens of megabytes at
+// most) covers any report a person reads.
+const (
+	cacheShards   = 64
+	cacheShardMax = 4096
+)
+
+type cacheShard struct {
+	mu sync.Mutex
+	m  map[string]string
+	_  [48]byte // keep neighbouring shards' locks off one cache line
+}
+
+var (
+	cache     [cacheShards]cacheShard
+	cacheSeed = maphash.MakeSeed()
+)
+
+func shardOf(sym string) *cacheShard {
+	return &cache[maphash.String(cacheSeed, sym)%cacheShards]
+}

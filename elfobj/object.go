@@ -1,0 +1,186 @@
+// Package elfobj reads ELF shared objects, relocatable objects and executables,
+// whether they stand alone, sit in an ar archive or in a wheel (zip, read in
+// memory, never unpacked), into one Object model.
+//
+// Only the sections a question needs are read: the section headers, the
+// dynamic section and the symbol and version tables. Every input error names
+// the input (file, wheel.whl!entry, lib.a(member.o)) and never panics: crafted
+// files that make debug/elf panic are recovered per file.
+package elfobj
+
+import (
+	"debug/elf"
+	"fmt"
+	"strings"
+)
+
+// Object is one ELF image.
+type Object struct {
+	// Path names the image for people: a file path, wheel.whl!path/in/wheel,
+	// or lib.a(member.o).
+	Path string `json:"path"`
+	// Dir is the directory $ORIGIN expands to for this image, in the same
+	// namespace as Path (inside a wheel: wheel.whl!dir). Empty for archive members.
+	Dir string `json:"-"`
+	// Real is the on-disk file after following symlinks, for a standalone
+	// file; empty for wheel entries and archive members. It identifies one
+	// file reached under several names (libfoo.so.1 -> libfoo.so.1.2).
+	Real string `json:"-"`
+	// Archive and Member are set for archive members: lib.a and member.o.
+	Archive string `json:"archive,omitempty"`
+	Member  string `json:"member,omitempty"`
+	// Wheel is set for wheel entries: the .whl file and the entry's name.
+	Wheel   string      `json:"wheel,omitempty"`
+	Entry   string      `json:"entry,omitempty"`
+	Class   elf.Class   `json:"-"`
+	Machine elf.Machine `json:"-"`
+	Type    elf.Type    `json:"-"`
+	Soname  string      `json:"soname,omitempty"`
+	Needed  []string    `json:"needed,omitempty"`
+	Rpath   []string    `json:"rpath,omitempty"`
+	Runpath []string    `json:"runpath,omitempty"`
+	// Symbols are the dynamic symbols of shared objects and executables and
+	// the non-local static symbols of relocatable objects.
+	Symbols []Symbol `json:"symbols,omitempty"`
+}
+
+// Symbol is one entry of a symbol table.
+type Symbol struct {
+	Name string `json:"name"`
+	// Version is the symbol version ("" when unversioned). For undefined
+	// symbols it is the version required from Library.
+	Version string `json:"version,omitempty"`
+	// Hidden marks a non-default version: nm prints foo@V1 rather than foo@@V1,
+	// and only references that ask for V1 bind to it.
+	Hidden     bool             `json:"hidden_version,omitempty"`
+	Library    string           `json:"library,omitempty"`
+	Binding    elf.SymBind      `json:"-"`
+	Type       elf.SymType      `json:"-"`
+	Visibility elf.SymVis       `json:"-"`
+	Section    elf.SectionIndex `json:"-"`
+	Value      uint64           `json:"value,omitempty"`
+	Size       uint64           `json:"size,omitempty"`
+}
+
+// STB_GNU_UNIQUE: glibc's binding for one-per-process C++ statics (STB_LOOS).
+const bindUnique = elf.SymBind(10)
+
+// Defined reports whether the symbol has a definition in this image.
+func (s *Symbol) Defined() bool { return s.Section != elf.SHN_UNDEF }
+
+// Exported reports whether other images can bind to this definition: defined,
+// not local, default or protected visibility.
+func (s *Symbol) Exported() bool {
+	if !s.Defined() || s.Type == elf.STT_SECTION || s.Type == elf.STT_FILE {
+		return false
+	}
+	switch s.Binding {
+	case elf.STB_GLOBAL, elf.STB_WEAK, bindUnique:
+	default:
+		return false
+	}
+	return s.Visibility == elf.STV_DEFAULT || s.Visibility == elf.STV_PROTECTED
+}
+
+// Vague reports whether the definition has vague linkage (weak or unique
+// binding): template instantiations, inline functions and typeinfo, which the
+// C++ ABI expects to find in many objects.
+func (s *Symbol) Vague() bool { return s.Binding == elf.STB_WEAK || s.Binding == bindUnique }
+
+// Versioned returns the name as nm -D prints it: foo@@V1, foo@V1 or foo.
+func (s *Symbol) Versioned() string {
+	if s.Version == "" {
+		return s.Name
+	}
+	if s.Hidden || !s.Defined() {
+		return s.Name + "@" + s.Version
+	}
+	return s.Name + "@@" + s.Version
+}
+
+// BindingName, TypeName and VisibilityName give readelf's short spellings.
+func (s *Symbol) BindingName() string {
+	if s.Binding == bindUnique {
+		return "UNIQUE"
+	}
+	return strings.TrimPrefix(s.Binding.String(), "STB_")
+}
+
+// TypeName is the symbol type as readelf prints it (FUNC, OBJECT, TLS, IFUNC).
+func (s *Symbol) TypeName() string {
+	if s.Type == elf.STT_GNU_IFUNC {
+		return "IFUNC"
+	}
+	return strings.TrimPrefix(s.Type.String(), "STT_")
+}
+
+// VisibilityName is the visibility as readelf prints it.
+func (s *Symbol) VisibilityName() string { return strings.TrimPrefix(s.Visibility.String(), "STV_") }
+
+// IsState reports whether two copies of the definition mean two copies of
+// state rather than of code: objects, TLS and common symbols.
+func (s *Symbol) IsState() bool {
+	return s.Type == elf.STT_OBJECT || s.Type == elf.STT_TLS || s.Type == elf.STT_COMMON
+}
+
+// MachineName is the machine as people say it (x86_64, aarch64, ...).
+func (o *Object) MachineName() string { return MachineName(o.Machine) }
+
+// MachineName spells an ELF machine the way platform tags and triplets do.
+func MachineName(m elf.Machine) string {
+	switch m {
+	case elf.EM_X86_64:
+		return "x86_64"
+	case elf.EM_AARCH64:
+		return "aarch64"
+	case elf.EM_386:
+		return "i686"
+	case elf.EM_ARM:
+		return "arm"
+	case elf.EM_PPC64:
+		return "ppc64"
+	case elf.EM_S390:
+		return "s390x"
+	case elf.EM_RISCV:
+		return "riscv64"
+	}
+	return strings.ToLower(strings.TrimPrefix(m.String(), "EM_"))
+}
+
+// TypeName is the ELF file type as readelf prints it (DYN, EXEC, REL).
+func (o *Object) TypeName() string { return strings.TrimPrefix(o.Type.String(), "ET_") }
+
+// Exports counts the exported symbols.
+func (o *Object) Exports() int {
+	n := 0
+	for i := range o.Symbols {
+		if o.Symbols[i].Exported() {
+			n++
+		}
+	}
+	return n
+}
+
+// Undefined counts the undefined symbols (references to other images).
+func (o *Object) Undefined() int {
+	n := 0
+	for i := range o.Symbols {
+		if !o.Symbols[i].Defined() && o.Symbols[i].Name != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Error is an input that could not be read. Its text is "PATH: what is wrong".
+type Error struct {
+	Path string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+func errorf(path, format string, args ...any) *Error {
+	return &Error{Path: path, Err: fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,340 @@
+package elfobj
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Options tune Open.
+type Options struct {
+	// Limits bound what reading a wheel may decompress; zero fields take
+	// DefaultLimits.
+	Limits Limits
+	// Workers is how many files are read at once; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// input is one file Open reads, or the error of a path it could not list.
+type input struct {
+	path     string
+	real     string // absolute, symlinks resolved: identifies the file
+	explicit bool   // named by the caller, so not recognising it is an error
+	err      error
+}
+
+// result is what reading one input produced.
+type result struct {
+	objs []*Object
+	errs []error
+}
+
+// Open reads every ELF image reachable from paths: ELF files, ar archives
+// (each member an Object with Path "lib.a(member.o)", Archive and Member
+// set), .whl files, and directories walked recursively, where ELF files and
+// archives are found by magic (not by name) and wheels by name and zip magic.
+// Symlinks to files are followed, symlinked directories are not (so links
+// cannot make the walk loop); a symlinked directory named in paths is walked.
+//
+// Objects come back sorted by Path and deduplicated by Real: a file reached
+// under several names (libfoo.so.1 -> libfoo.so.1.2) appears once, under the
+// name that sorts first. errs holds one *Error per input (per wheel entry,
+// per archive member) that could not be read; one bad input never stops the
+// others. A path given explicitly that is not ELF, an archive or a wheel is an
+// error; such a file found while walking a directory is skipped.
+func Open(paths []string, opt Options) (objs []*Object, errs []error) {
+	inputs := dedupe(collect(paths))
+	results := make([]result, len(inputs))
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(inputs)) {
+		wg.Go(func() {
+			for i := range jobs {
+				results[i] = readInput(inputs[i], opt.Limits)
+			}
+		})
+	}
+	for i := range inputs {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for _, r := range results {
+		objs = append(objs, r.objs...)
+		errs = append(errs, r.errs...)
+	}
+	return sortObjects(objs), errs
+}
+
+// sortObjects orders objects by Path and keeps the first of those sharing a
+// Real file.
+func sortObjects(objs []*Object) []*Object {
+	slices.SortStableFunc(objs, func(a, b *Object) int { return strings.Compare(a.Path, b.Path) })
+	seen := make(map[string]bool, len(objs))
+	out := objs[:0]
+	for _, o := range objs {
+		if o.Real != "" {
+			if seen[o.Real] {
+				continue
+			}
+			seen[o.Real] = true
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// collect lists the files named by paths and found under the directories
+// among them, in order, and the errors of the paths that could not be listed.
+func collect(paths []string) []input {
+	var in []input
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			in = append(in, input{path: p, err: ioError(p, err)})
+		case fi.IsDir():
+			in = walk(p, in)
+		case !fi.Mode().IsRegular():
+			in = append(in, input{path: p, err: errorf(p, "not a regular file but %s", kind(fi.Mode()))})
+		default:
+			in = append(in, input{path: p, explicit: true})
+		}
+	}
+	return in
+}
+
+// walk appends the regular files under dir, in lexical order. Symlinks to
+// directories are not followed; devices, pipes and sockets are skipped (a
+// FIFO would block the read).
+func walk(dir string, in []input) []input {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		in = append(in, input{path: dir, err: ioError(dir, err)})
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch t := e.Type(); {
+		case t.IsDir():
+			in = walk(p, in)
+		case t.IsRegular():
+			in = append(in, input{path: p})
+		case t&fs.ModeSymlink != 0:
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				in = append(in, input{path: p})
+			}
+		}
+	}
+	return in
+}
+
+// dedupe resolves each file's real path and keeps one input per real file:
+// the one whose name sorts first, explicit if any of its names was.
+func dedupe(in []input) []input {
+	first := map[string]int{}
+	out := in[:0]
+	for _, x := range in {
+		if x.err != nil {
+			out = append(out, x)
+			continue
+		}
+		x.real = realPath(x.path)
+		i, ok := first[x.real]
+		if !ok {
+			first[x.real] = len(out)
+			out = append(out, x)
+			continue
+		}
+		if x.path < out[i].path {
+			out[i].path = x.path
+		}
+		out[i].explicit = out[i].explicit || x.explicit
+	}
+	return out
+}
+
+// realPath identifies a file: absolute, symlinks resolved. It falls back to
+// the absolute path when resolution fails (the file vanished meanwhile).
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// readInput reads one file by its magic. A panic is a bug in this package,
+// but one input must not take the others down with it.
+func readInput(in input, lim Limits) (res result) {
+	if in.err != nil {
+		return result{errs: []error{in.err}}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = result{errs: []error{errorf(in.path, "internal error reading the file: %v", p)}}
+		}
+	}()
+	f, size, head, err := openHead(in.path)
+	if err != nil {
+		return result{errs: []error{err}}
+	}
+	defer f.Close()
+	switch {
+	case IsELF(head):
+		o, err := Parse(in.path, filepath.Dir(in.path), f, size)
+		if err != nil {
+			return result{errs: []error{err}}
+		}
+		o.Real = in.real
+		return result{objs: []*Object{o}}
+	case IsArchive(head):
+		a, err := ReadArchive(in.path, f, size)
+		if err != nil {
+			return result{errs: []error{err}}
+		}
+		objs, errs := memberObjects(a, f)
+		return result{objs, errs}
+	case isWheel(in.path, head):
+		objs, errs := ReadWheel(in.path, f, size, lim)
+		return result{objs, errs}
+	case in.explicit:
+		return result{errs: []error{errorf(in.path, "not an ELF file, ar archive or wheel")}}
+	}
+	return result{}
+}
+
+// isWheel: wheels are zips named *.whl; a zip starts with a local file header,
+// or with the end-of-directory record when empty.
+func isWheel(name string, head []byte) bool {
+	return strings.EqualFold(filepath.Ext(name), ".whl") &&
+		(bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")))
+}
+
+// kind names a file type for an error message.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// openHead opens a regular file and reads its first bytes, enough for every
+// magic Open knows.
+func openHead(p string) (*os.File, int64, []byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, nil, ioError(p, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file but %s", kind(fi.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, nil, ioError(p, err)
+	}
+	head := make([]byte, 8)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		f.Close()
+		return nil, 0, nil, ioError(p, err)
+	}
+	return f, fi.Size(), head[:n], nil
+}
+
+// memberObjects parses the ELF members of an archive whose data r holds (or,
+// for thin archives, the files they name). Other members (LTO bitcode, Go's
+// __.PKGDEF, text) are skipped: they are not ELF images.
+func memberObjects(a *Archive, r io.ReaderAt) ([]*Object, []error) {
+	var objs []*Object
+	var errs []error
+	for _, m := range a.Members {
+		name := a.Path + "(" + m.Name + ")"
+		o, err := parseMember(name, m, r)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if o != nil {
+			o.Archive, o.Member = a.Path, m.Name
+			objs = append(objs, o)
+		}
+	}
+	return objs, errs
+}
+
+// parseMember parses one archive member; nil without error when it is not ELF.
+func parseMember(name string, m Member, r io.ReaderAt) (*Object, error) {
+	size := m.Size
+	if m.External != "" {
+		f, fsize, _, err := openHead(m.External)
+		if err != nil {
+			return nil, errorf(name, "thin archive member: %w", err)
+		}
+		defer f.Close()
+		r, size = f, fsize
+	} else {
+		r = io.NewSectionReader(r, m.DataOffset, m.Size)
+	}
+	head := make([]byte, len(elfMagic))
+	if n, _ := r.ReadAt(head, 0); !IsELF(head[:n]) {
+		return nil, nil
+	}
+	return Parse(name, "", r, size)
+}
+
+// OpenFile reads one ELF file on disk, for the loader's search. Dir is the
+// directory of path as given, not of the file symlinks lead to: glibc sets a
+// library's $ORIGIN from the name it opened (elf/dl-object.c, _dl_new_object
+// strips the last component of realname, the search result, without
+// resolving links). Only the main program's origin comes from
+// /proc/self/exe, which resolves them; loader searches open libraries.
+func OpenFile(path string) (*Object, error) {
+	f, size, head, err := openHead(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !IsELF(head) {
+		return nil, errorf(path, "not an ELF file")
+	}
+	o, err := Parse(path, filepath.Dir(path), f, size)
+	if err != nil {
+		return nil, err
+	}
+	o.Real = realPath(path)
+	return o, nil
+}
+
+// ioError words an os error as "PATH: op: reason"; *fs.PathError would
+// repeat the path.
+func ioError(path string, err error) *Error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &Error{Path: path, Err: fmt.Errorf("%s: %w", pe.Op, pe.Err)}
+	}
+	return &Error{Path: path, Err: err}
+}

@@ -1,0 +1,172 @@
+package elfobj
+
+import (
+	"bytes"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// elfMagic starts every ELF image.
+var elfMagic = []byte("\x7fELF")
+
+// IsELF reports whether the header bytes start an ELF image.
+func IsELF(head []byte) bool { return bytes.HasPrefix(head, elfMagic) }
+
+// Parse reads one ELF image of size bytes from r. path names it in errors and
+// in the Object; dir is what $ORIGIN expands to for it. A crafted image that
+// makes debug/elf panic comes back as an error naming path.
+func Parse(path, dir string, r io.ReaderAt, size int64) (obj *Object, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			obj, err = nil, errorf(path, "malformed ELF (reader panicked: %v)", p)
+		}
+	}()
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return nil, &Error{Path: path, Err: describe(err)}
+	}
+	if err := checkSections(f, size); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	o := &Object{Path: path, Dir: dir, Class: f.Class, Machine: f.Machine, Type: f.Type}
+	if f.Type == elf.ET_REL {
+		o.Symbols, err = staticSymbols(f)
+	} else {
+		err = readDynamic(f, o)
+	}
+	if err != nil {
+		return nil, &Error{Path: path, Err: describe(err)}
+	}
+	return o, nil
+}
+
+// checkSections rejects headers whose sections lie outside the file before
+// anything is allocated for them.
+func checkSections(f *elf.File, size int64) error {
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
+			continue
+		}
+		end := s.Offset + s.FileSize
+		if end < s.Offset || end > uint64(size) {
+			return fmt.Errorf("truncated or malformed ELF: section %q (offset %#x, size %#x) runs past the end of the file (%d bytes)",
+				s.Name, s.Offset, s.FileSize, size)
+		}
+	}
+	return nil
+}
+
+func readDynamic(f *elf.File, o *Object) error {
+	if f.Section(".dynamic") != nil || f.SectionByType(elf.SHT_DYNAMIC) != nil {
+		var err error
+		if o.Needed, err = f.DynString(elf.DT_NEEDED); err != nil {
+			return err
+		}
+		soname, err := f.DynString(elf.DT_SONAME)
+		if err != nil {
+			return err
+		}
+		if len(soname) > 0 {
+			o.Soname = soname[0]
+		}
+		if o.Rpath, err = pathList(f, elf.DT_RPATH); err != nil {
+			return err
+		}
+		if o.Runpath, err = pathList(f, elf.DT_RUNPATH); err != nil {
+			return err
+		}
+	}
+	if f.SectionByType(elf.SHT_DYNSYM) == nil {
+		return nil
+	}
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		return err
+	}
+	o.Symbols = make([]Symbol, 0, len(syms))
+	for i := range syms {
+		if isVersionNode(&syms[i]) {
+			continue
+		}
+		o.Symbols = append(o.Symbols, convert(&syms[i]))
+	}
+	return nil
+}
+
+// isVersionNode reports whether a dynamic symbol only names a version
+// definition (nm -D shows "0000000000000000 A V1"): the linker emits one per
+// version node, and it is no definition anyone binds to.
+func isVersionNode(s *elf.Symbol) bool {
+	return s.Section == elf.SHN_ABS && s.Value == 0 && s.HasVersion && s.Name == s.Version
+}
+
+// pathList splits DT_RPATH/DT_RUNPATH values on ':' as ld.so does.
+func pathList(f *elf.File, tag elf.DynTag) ([]string, error) {
+	vals, err := f.DynString(tag)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ":") {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// staticSymbols keeps the non-local symbols of a relocatable object: what it
+// defines for others and what it needs from them.
+func staticSymbols(f *elf.File) ([]Symbol, error) {
+	syms, err := f.Symbols()
+	if errors.Is(err, elf.ErrNoSymbols) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Symbol, 0, len(syms)/2)
+	for i := range syms {
+		if elf.ST_BIND(syms[i].Info) == elf.STB_LOCAL {
+			continue
+		}
+		out = append(out, convert(&syms[i]))
+	}
+	return out, nil
+}
+
+func convert(s *elf.Symbol) Symbol {
+	sym := Symbol{
+		Name:       s.Name,
+		Version:    s.Version,
+		Library:    s.Library,
+		Binding:    elf.ST_BIND(s.Info),
+		Type:       elf.ST_TYPE(s.Info),
+		Visibility: elf.ST_VISIBILITY(s.Other),
+		Section:    s.Section,
+		Value:      s.Value,
+		Size:       s.Size,
+	}
+	if s.HasVersion {
+		sym.Hidden = s.VersionIndex.IsHidden()
+	}
+	return sym
+}
+
+// describe turns debug/elf's errors into messages that say what is wrong with
+// the file rather than which read failed.
+func describe(err error) error {
+	var fe *elf.FormatError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return fmt.Errorf("truncated ELF: %w", err)
+	case errors.As(err, &fe):
+		return fmt.Errorf("malformed ELF: %w", err)
+	}
+	return err
+}

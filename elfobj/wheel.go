@@ -1,0 +1,265 @@
+package elfobj
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"strings"
+)
+
+// Limits bound what reading one wheel may decompress into memory. Entries are
+// read whole (debug/elf wants random access), so a zip bomb or a lying size
+// header would otherwise cost memory; a zero field means the default.
+type Limits struct {
+	// MaxEntry is the most bytes one entry may inflate to.
+	MaxEntry int64
+	// MaxTotal is the most bytes all entries read from one wheel may inflate to.
+	MaxTotal int64
+	// MaxRatio is the highest uncompressed:compressed ratio accepted for an
+	// entry larger than ratioFloor. Deflate cannot exceed about 1032:1, so
+	// only near-pure padding crafted to expand gets near 1000:1.
+	MaxRatio int64
+}
+
+// DefaultLimits admit the largest real wheels (torch ships single libraries
+// of several hundred MB).
+var DefaultLimits = Limits{MaxEntry: 4 << 30, MaxTotal: 16 << 30, MaxRatio: 1000}
+
+// ratioFloor exempts small entries from the ratio check: a 1 MiB entry cannot
+// be a bomb whatever its ratio, and tiny entries compress unpredictably.
+const ratioFloor = 1 << 20
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxEntry <= 0 {
+		l.MaxEntry = DefaultLimits.MaxEntry
+	}
+	if l.MaxTotal <= 0 {
+		l.MaxTotal = DefaultLimits.MaxTotal
+	}
+	if l.MaxRatio <= 0 {
+		l.MaxRatio = DefaultLimits.MaxRatio
+	}
+	return l
+}
+
+// WheelEntry is one entry of a wheel as its central directory records it.
+type WheelEntry struct {
+	Name             string
+	Mode             fs.FileMode
+	UncompressedSize int64
+}
+
+// ListWheel lists the entries of the wheel at path without decompressing
+// anything: rules about entry modes and tags need no data.
+func ListWheel(path string) ([]WheelEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ioError(path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, ioError(path, err)
+	}
+	zr, err := openZip(path, f, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WheelEntry, 0, len(zr.File))
+	for _, e := range zr.File {
+		size := int64(math.MaxInt64)
+		if e.UncompressedSize64 < math.MaxInt64 {
+			size = int64(e.UncompressedSize64)
+		}
+		out = append(out, WheelEntry{Name: e.Name, Mode: e.Mode(), UncompressedSize: size})
+	}
+	return out, nil
+}
+
+// openZip opens a wheel's central directory. Insecure names are not fatal
+// here: ReadWheel reports them per entry.
+func openZip(path string, r io.ReaderAt, size int64) (*zip.Reader, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		return nil, errorf(path, "corrupt wheel: %w", err)
+	}
+	return zr, nil
+}
+
+// wheelReader reads the ELF entries of one wheel within its limits.
+type wheelReader struct {
+	path  string
+	size  int64
+	lim   Limits
+	total uint64 // bytes inflated so far, peeks excluded
+}
+
+// ReadWheel reads every ELF image in the wheel of size bytes in r: ELF
+// entries and the ELF members of ar archive entries. Entries are decompressed
+// in memory, never to disk, and only those whose first bytes are an ELF or
+// ar magic are read whole. path names the wheel in Object paths
+// (wheel.whl!dir/lib.so) and errors; each unreadable entry yields one error
+// and the others are still read.
+func ReadWheel(path string, r io.ReaderAt, size int64, lim Limits) ([]*Object, []error) {
+	zr, err := openZip(path, r, size)
+	if err != nil {
+		return nil, []error{err}
+	}
+	w := &wheelReader{path: path, size: size, lim: lim.withDefaults()}
+	var objs []*Object
+	var errs []error
+	for _, f := range zr.File {
+		o, e := w.entry(f)
+		objs = append(objs, o...)
+		errs = append(errs, e...)
+	}
+	return objs, errs
+}
+
+// entry reads one zip entry: nothing for directories and non-ELF data.
+func (w *wheelReader) entry(f *zip.File) ([]*Object, []error) {
+	if strings.HasSuffix(f.Name, "/") {
+		return nil, nil
+	}
+	name := w.path + "!" + f.Name
+	if unsafeName(f.Name) {
+		return nil, []error{errorf(name, "unsafe entry name")}
+	}
+	clean := path.Clean(f.Name)
+	name = w.path + "!" + clean
+	head, err := peek(f)
+	if err != nil {
+		return nil, []error{&Error{Path: name, Err: err}}
+	}
+	isELF, isAr := IsELF(head), IsArchive(head)
+	if !isELF && !isAr {
+		return nil, nil
+	}
+	data, err := w.load(f)
+	if err != nil {
+		return nil, []error{&Error{Path: name, Err: err}}
+	}
+	if isELF {
+		o, err := Parse(name, w.path+"!"+path.Dir(clean), bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return nil, []error{err}
+		}
+		o.Wheel, o.Entry = w.path, f.Name
+		return []*Object{o}, nil
+	}
+	return w.archive(name, f.Name, data)
+}
+
+// archive reads the ELF members of an archive entry.
+func (w *wheelReader) archive(name, entry string, data []byte) ([]*Object, []error) {
+	a, err := ReadArchive(name, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, []error{err}
+	}
+	if a.Thin {
+		return nil, []error{errorf(name, "thin archive: its members' data is not in the wheel")}
+	}
+	objs, errs := memberObjects(a, bytes.NewReader(data))
+	for _, o := range objs {
+		o.Wheel, o.Entry = w.path, entry
+	}
+	return objs, errs
+}
+
+// unsafeName reports entry names that would escape an unpack directory:
+// absolute paths (Unix, or Windows C:/) and ".." components, with either slash.
+func unsafeName(name string) bool {
+	n := strings.ReplaceAll(name, `\`, "/")
+	if strings.HasPrefix(n, "/") || (len(n) > 2 && n[1] == ':' && n[2] == '/') {
+		return true
+	}
+	for _, c := range strings.Split(n, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// peek returns the first bytes of an entry, which is all a .py file costs.
+func peek(f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, entryError(f, err)
+	}
+	defer rc.Close()
+	head := make([]byte, 8)
+	n, err := io.ReadFull(rc, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, entryError(f, err)
+	}
+	return head[:n], nil
+}
+
+// load inflates an entry into memory. Declared sizes are checked against the
+// limits before anything is allocated; the read is then capped at the
+// declared size so that a header that lies cannot make it inflate further.
+func (w *wheelReader) load(f *zip.File) ([]byte, error) {
+	declared, err := w.check(f)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, entryError(f, err)
+	}
+	defer rc.Close()
+	w.total += uint64(declared)
+	lr := io.LimitReader(rc, declared+1)
+	buf := make([]byte, declared)
+	if n, err := io.ReadFull(lr, buf); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("truncated entry: %d of its declared %d bytes", n, declared)
+		}
+		return nil, entryError(f, err)
+	}
+	var extra [1]byte
+	n, err := lr.Read(extra[:])
+	switch {
+	case n > 0 || errors.Is(err, zip.ErrFormat):
+		return nil, fmt.Errorf("entry inflates past its declared size of %d bytes", declared)
+	case err != nil && err != io.EOF:
+		return nil, entryError(f, err)
+	}
+	return buf, nil
+}
+
+// check applies the limits to an entry's declared sizes.
+func (w *wheelReader) check(f *zip.File) (int64, error) {
+	size, comp := f.UncompressedSize64, f.CompressedSize64
+	switch {
+	case size > uint64(w.lim.MaxEntry):
+		return 0, fmt.Errorf("declared size of %d bytes exceeds the per-entry limit of %d bytes", size, w.lim.MaxEntry)
+	case w.total+size > uint64(w.lim.MaxTotal):
+		return 0, fmt.Errorf("declared size of %d bytes would take the wheel past its limit of %d uncompressed bytes", size, w.lim.MaxTotal)
+	case comp > uint64(w.size):
+		return 0, fmt.Errorf("compressed size of %d bytes runs past the end of the %d-byte wheel", comp, w.size)
+	case size > ratioFloor && (comp == 0 || size/comp > uint64(w.lim.MaxRatio)):
+		return 0, fmt.Errorf("compression ratio of %d:%d exceeds the limit of %d:1 (zip bomb?)", size, comp, w.lim.MaxRatio)
+	}
+	return int64(size), nil
+}
+
+// entryError words archive/zip's errors for people.
+func entryError(f *zip.File, err error) error {
+	switch {
+	case errors.Is(err, zip.ErrAlgorithm):
+		return fmt.Errorf("unsupported compression method %d: %w", f.Method, err)
+	case errors.Is(err, zip.ErrChecksum):
+		return fmt.Errorf("corrupt entry (checksum mismatch): %w", err)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, zip.ErrFormat):
+		return fmt.Errorf("corrupt entry: %w", err)
+	}
+	return fmt.Errorf("cannot read entry: %w", err)
+}

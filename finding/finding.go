@@ -1,0 +1,172 @@
+// Package finding holds the wire types etlink's rules emit and its renderers
+// read. It is a leaf: a saved JSON report can be re-rendered without the engine.
+//
+// JSON schema (schema_version 1). A report is
+//
+//	{
+//	  "schema_version": 1,
+//	  "tool": {"name": "etlink", "version": "..."},
+//	  "command": "conflicts",
+//	  "inputs": [{"path": "...", "error": "..."}],   // error only for inputs that failed
+//	  "findings": [Finding...],
+//	  "summary": {"error": N, "warning": N, "note": N}
+//	}
+//
+// and a Finding is
+//
+//	{
+//	  "rule": "ET301", "name": "defined-by-peer", "severity": "warning",
+//	  "subject": {"file": "...", "member": "...", "target": "...", "symbol": "...",
+//	              "demangled": "...", "component": "..."},
+//	  "message": "...",
+//	  "evidence": [{"text": "...", "file": "...", "line": 0, "symbol": "..."}],
+//	  "fix": "...",
+//	  "location": {"file": "...", "line": 0},
+//	  "fingerprint": "...",
+//	  "details": {...}                                 // rule-specific, documented by the rule
+//	}
+//
+// Fields are omitted when empty. New fields may be added; existing ones keep
+// their meaning while schema_version stays 1.
+package finding
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// Severity orders findings; --fail-on compares against it.
+type Severity int
+
+// Severities, lowest first.
+const (
+	None Severity = iota
+	Note
+	Warning
+	Error
+)
+
+var severityNames = [...]string{"none", "note", "warning", "error"}
+
+func (s Severity) String() string {
+	if s < 0 || int(s) >= len(severityNames) {
+		return fmt.Sprintf("severity(%d)", int(s))
+	}
+	return severityNames[s]
+}
+
+// ParseSeverity reads a severity name as used by --fail-on.
+func ParseSeverity(name string) (Severity, error) {
+	for i, n := range severityNames {
+		if strings.EqualFold(name, n) {
+			return Severity(i), nil
+		}
+	}
+	return None, fmt.Errorf("unknown severity %q (want error, warning, note or none)", name)
+}
+
+// MarshalText makes severities read as names in JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	*s = v
+	return err
+}
+
+// Subject is what a finding is about.
+type Subject struct {
+	File      string `json:"file,omitempty"`
+	Member    string `json:"member,omitempty"`
+	Target    string `json:"target,omitempty"`
+	Symbol    string `json:"symbol,omitempty"`
+	Demangled string `json:"demangled,omitempty"`
+	Component string `json:"component,omitempty"`
+}
+
+// Step is one link of the evidence chain that makes a finding checkable.
+type Step struct {
+	Text   string `json:"text"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Symbol string `json:"symbol,omitempty"`
+}
+
+// Location points at a source line (CMakeLists.txt, a map file) when there is one.
+type Location struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Finding is one problem a rule found.
+type Finding struct {
+	Rule        string    `json:"rule"`
+	Name        string    `json:"name"`
+	Severity    Severity  `json:"severity"`
+	Subject     Subject   `json:"subject"`
+	Message     string    `json:"message"`
+	Evidence    []Step    `json:"evidence,omitempty"`
+	Fix         string    `json:"fix,omitempty"`
+	Location    *Location `json:"location,omitempty"`
+	Fingerprint string    `json:"fingerprint"`
+	Details     any       `json:"details,omitempty"`
+}
+
+// Fingerprint identifies a finding across runs: rule, subject and symbol, not
+// the message or evidence, so rewording or a moved line keeps a baseline valid.
+func Fingerprint(rule string, s Subject) string {
+	h := sha256.New()
+	for _, part := range []string{rule, s.File, s.Member, s.Target, s.Symbol} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Input records one input and, when it could not be read, why.
+type Input struct {
+	Path  string `json:"path"`
+	Error string `json:"error,omitempty"`
+}
+
+// Report is everything one command found.
+type Report struct {
+	SchemaVersion int            `json:"schema_version"`
+	Tool          Tool           `json:"tool"`
+	Command       string         `json:"command"`
+	Inputs        []Input        `json:"inputs"`
+	Findings      []Finding      `json:"findings"`
+	Summary       map[string]int `json:"summary"`
+}
+
+// Tool names the producer of a report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// SchemaVersion is the version of the JSON report format above.
+const SchemaVersion = 1
+
+// Summarize counts findings by severity name.
+func Summarize(fs []Finding) map[string]int {
+	m := map[string]int{"error": 0, "warning": 0, "note": 0}
+	for _, f := range fs {
+		m[f.Severity.String()]++
+	}
+	return m
+}
+
+// Max returns the highest severity among fs.
+func Max(fs []Finding) Severity {
+	max := None
+	for _, f := range fs {
+		if f.Severity > max {
+			max = f.Severity
+		}
+	}
+	return max
+}

@@ -1,0 +1,160 @@
+// Package pylocate finds an installed Python package's directory the way
+// Python would: by asking an interpreter to import it.
+package pylocate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Attempt is one interpreter asked, and what it answered.
+type Attempt struct {
+	Python string // as named
+	Path   string // as found on PATH ("" when not found)
+	Err    string // why it gave no answer; "" on success
+}
+
+// NotFound lists every attempt when no interpreter could import the package.
+type NotFound struct {
+	Package  string
+	Attempts []Attempt
+}
+
+func (e *NotFound) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cannot import %s; tried:", e.Package)
+	for _, a := range e.Attempts {
+		where := a.Python
+		if a.Path != "" && a.Path != a.Python {
+			where += " (" + a.Path + ")"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", where, a.Err)
+	}
+	b.WriteString("\n  (name an interpreter with --python, or give the package's directory: --with PATH)")
+	return b.String()
+}
+
+// Result is a located package.
+type Result struct {
+	Dir     string // the package directory (dirname of pkg.__file__)
+	Version string // pkg.__version__ when it has one
+	Python  string // the interpreter that answered
+	// Skipped are interpreters tried before the one that answered.
+	Skipped []Attempt
+}
+
+// script prints the package directory and version; it imports nothing else,
+// so the answer is what `import pkg` finds.
+const script = `import importlib, os, sys
+m = importlib.import_module(sys.argv[1])
+print(os.path.dirname(os.path.abspath(m.__file__)))
+print(getattr(m, "__version__", ""))`
+
+// Timeout bounds one interpreter's import (torch takes seconds to import).
+var Timeout = 2 * time.Minute
+
+// Find asks each interpreter in turn to import pkg and returns the first
+// answer. With pythons empty it asks "python3" on PATH, then /usr/bin/python3
+// (a distribution's torch is importable only by the system interpreter when a
+// pyenv or venv python3 comes first on PATH).
+func Find(pkg string, pythons ...string) (*Result, error) {
+	if len(pythons) == 0 {
+		pythons = []string{"python3", "/usr/bin/python3"}
+	}
+	var tried []Attempt
+	seen := map[string]bool{}
+	for _, py := range pythons {
+		a := Attempt{Python: py}
+		p, err := exec.LookPath(py)
+		if err != nil {
+			a.Err = "not found"
+			tried = append(tried, a)
+			continue
+		}
+		a.Path = p
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		dir, version, err := ask(p, pkg)
+		if err != nil {
+			a.Err = err.Error()
+			tried = append(tried, a)
+			continue
+		}
+		return &Result{Dir: dir, Version: version, Python: p, Skipped: tried}, nil
+	}
+	return nil, &NotFound{Package: pkg, Attempts: tried}
+}
+
+func ask(python, pkg string) (dir, version string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-c", script, pkg)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", "", fmt.Errorf("import %s timed out after %s", pkg, Timeout)
+		}
+		return "", "", errors.New(lastLine(stderr.String(), err.Error()))
+	}
+	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
+	// Packages may print on import: the answer is the last two lines.
+	if len(lines) < 2 || lines[len(lines)-2] == "" {
+		return "", "", fmt.Errorf("unexpected output %q", stdout.String())
+	}
+	return lines[len(lines)-2], lines[len(lines)-1], nil
+}
+
+func lastLine(s, fallback string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return fallback
+	}
+	return s[strings.LastIndex(s, "\n")+1:]
+}
+
+// PackageFiles lists what a binary Python package ships for the loader: its
+// lib/ directory (torch/lib: libtorch_cpu.so, ...) and its extension modules
+// anywhere in the package. Test executables and data files are left out.
+func PackageFiles(dir string) ([]string, error) {
+	var out []string
+	lib := filepath.Join(dir, "lib")
+	if fi, err := os.Stat(lib); err == nil && fi.IsDir() {
+		out = append(out, lib)
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p == lib {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && IsExtensionName(d.Name()) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no lib/ directory and no extension modules", dir)
+	}
+	return out, nil
+}
+
+// IsExtensionName reports whether a file name is an extension module's:
+// name.cpython-311-x86_64-linux-gnu.so or name.abi3.so.
+func IsExtensionName(name string) bool {
+	return strings.HasSuffix(name, ".so") && (strings.Contains(name, ".cpython-") || strings.HasSuffix(name, ".abi3.so"))
+}

@@ -1,0 +1,294 @@
+// Package report renders a finding.Report: text for people (tables), JSON for
+// machines. Renderers read only the finding wire types, so a saved JSON
+// report renders the same as a fresh one.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/etlink/etlink/finding"
+)
+
+// Formats lists the output formats Write accepts.
+var Formats = []string{"text", "json"}
+
+// Options tune text output.
+type Options struct {
+	// Verbose prints each finding's evidence chain and fix.
+	Verbose bool
+	// Docs maps rule IDs to their one-line summary and fix, printed once per rule.
+	Docs map[string]RuleDoc
+}
+
+// RuleDoc is what the text report says once per rule.
+type RuleDoc struct {
+	Summary string
+	Fix     string
+}
+
+// Write renders r in format to w.
+func Write(w io.Writer, format string, r *finding.Report, opt Options) error {
+	switch format {
+	case "text":
+		return Text(w, r, opt)
+	case "json":
+		return JSON(w, r)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+// JSON writes the report as indented JSON (schema in package finding).
+func JSON(w io.Writer, r *finding.Report) error {
+	if r.Findings == nil {
+		r.Findings = []finding.Finding{}
+	}
+	if r.Inputs == nil {
+		r.Inputs = []finding.Input{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// Text writes findings grouped by rule, then by component, each group a
+// table, with a summary table per rule.
+func Text(w io.Writer, r *finding.Report, opt Options) error {
+	if len(r.Findings) == 0 {
+		_, err := fmt.Fprintln(w, "no findings")
+		return err
+	}
+	for _, rule := range groupBy(r.Findings, func(f *finding.Finding) string { return f.Rule }) {
+		if err := ruleSection(w, rule, opt); err != nil {
+			return err
+		}
+	}
+	s := finding.Summarize(r.Findings)
+	_, err := fmt.Fprintf(w, "%d findings: %d error, %d warning, %d note\n",
+		len(r.Findings), s["error"], s["warning"], s["note"])
+	return err
+}
+
+type group struct {
+	key      string
+	findings []*finding.Finding
+}
+
+// groupBy keeps first-seen order, which Run's sort makes meaningful.
+func groupBy(fs []finding.Finding, key func(*finding.Finding) string) []group {
+	var out []group
+	idx := map[string]int{}
+	for i := range fs {
+		k := key(&fs[i])
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, group{key: k})
+		}
+		out[j].findings = append(out[j].findings, &fs[i])
+	}
+	return out
+}
+
+func ruleSection(w io.Writer, rule group, opt Options) error {
+	first := rule.findings[0]
+	counts := countSeverities(rule.findings)
+	fmt.Fprintf(w, "%s %s: %d findings (%s)\n", first.Rule, first.Name, len(rule.findings), counts)
+	doc, hasDoc := opt.Docs[first.Rule]
+	if hasDoc && doc.Summary != "" {
+		fmt.Fprintf(w, "  %s\n", doc.Summary)
+	}
+	comps := groupBy(flatten(rule.findings), func(f *finding.Finding) string { return f.Subject.Component })
+	sort.SliceStable(comps, func(i, j int) bool {
+		a, b := comps[i], comps[j]
+		if worst(a) != worst(b) {
+			return worst(a) > worst(b)
+		}
+		if len(a.findings) != len(b.findings) {
+			return len(a.findings) > len(b.findings)
+		}
+		return strings.ToLower(a.key) < strings.ToLower(b.key)
+	})
+	if len(comps) > 1 || comps[0].key != "" {
+		fmt.Fprintln(w)
+		if err := componentSummary(w, comps); err != nil {
+			return err
+		}
+	}
+	for _, c := range comps {
+		name := c.key
+		if name == "" {
+			name = "other"
+		}
+		fmt.Fprintf(w, "\n[%s] %d\n", name, len(c.findings))
+		if err := findingTable(w, c.findings, opt.Verbose); err != nil {
+			return err
+		}
+	}
+	if hasDoc && doc.Fix != "" && !opt.Verbose {
+		fmt.Fprintf(w, "\nfix: %s\n", indent(doc.Fix, "     "))
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+func flatten(ps []*finding.Finding) []finding.Finding {
+	out := make([]finding.Finding, len(ps))
+	for i, p := range ps {
+		out[i] = *p
+	}
+	return out
+}
+
+func worst(g group) finding.Severity {
+	max := finding.None
+	for _, f := range g.findings {
+		if f.Severity > max {
+			max = f.Severity
+		}
+	}
+	return max
+}
+
+func countSeverities(fs []*finding.Finding) string {
+	n := map[finding.Severity]int{}
+	for _, f := range fs {
+		n[f.Severity]++
+	}
+	var parts []string
+	for _, s := range []finding.Severity{finding.Error, finding.Warning, finding.Note} {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func componentSummary(w io.Writer, comps []group) error {
+	rows := [][]string{}
+	for _, c := range comps {
+		n := map[finding.Severity]int{}
+		files := map[string]bool{}
+		for _, f := range c.findings {
+			n[f.Severity]++
+			files[f.Subject.File] = true
+		}
+		name := c.key
+		if name == "" {
+			name = "other"
+		}
+		rows = append(rows, []string{name, fmt.Sprint(n[finding.Error]), fmt.Sprint(n[finding.Warning]),
+			fmt.Sprint(n[finding.Note]), strings.Join(sortedKeys(files), " ")})
+	}
+	return table(w, []string{"COMPONENT", "ERROR", "WARNING", "NOTE", "FILES"}, rows)
+}
+
+func findingTable(w io.Writer, fs []*finding.Finding, verbose bool) error {
+	if !verbose {
+		rows := make([][]string, len(fs))
+		for i, f := range fs {
+			rows[i] = []string{f.Severity.String(), subjectName(f), fileName(f), f.Message}
+		}
+		return table(w, []string{"SEVERITY", "SUBJECT", "FILE", "MESSAGE"}, rows)
+	}
+	for _, f := range fs {
+		fmt.Fprintf(w, "%s %s %s\n  %s\n", f.Severity, f.Rule, subjectName(f), f.Message)
+		for _, s := range f.Evidence {
+			loc := ""
+			if s.Line > 0 {
+				loc = fmt.Sprintf(" (%s:%d)", s.File, s.Line)
+			}
+			fmt.Fprintf(w, "    - %s%s\n", s.Text, loc)
+		}
+		if f.Fix != "" {
+			fmt.Fprintf(w, "  fix: %s\n", indent(f.Fix, "       "))
+		}
+	}
+	return nil
+}
+
+func subjectName(f *finding.Finding) string {
+	switch {
+	case f.Subject.Demangled != "":
+		return f.Subject.Demangled
+	case f.Subject.Symbol != "":
+		return f.Subject.Symbol
+	case f.Subject.Member != "":
+		return f.Subject.File + "(" + f.Subject.Member + ")"
+	}
+	return f.Subject.File
+}
+
+// fileName is the subject's file without its directories: the component
+// summary above the table lists the full paths.
+func fileName(f *finding.Finding) string {
+	p := f.Subject.File
+	if i := strings.LastIndexAny(p, "/!"); i >= 0 {
+		p = p[i+1:]
+	}
+	if f.Subject.Member != "" {
+		p += "(" + f.Subject.Member + ")"
+	}
+	return p
+}
+
+func indent(s, prefix string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+prefix)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// table writes a borderless, left-aligned table with no trailing blanks.
+func table(w io.Writer, header []string, rows [][]string) error {
+	var buf bytes.Buffer
+	t := tablewriter.NewTable(&buf,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+	)
+	t.Header(header)
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
+		if _, err := fmt.Fprintln(w, "  "+strings.TrimRight(line, " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Table writes a plain table in the report's style (for inventories such as scan).
+func Table(w io.Writer, header []string, rows [][]string) error { return table(w, header, rows) }

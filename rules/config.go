@@ -1,0 +1,112 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/etlink/etlink/demangle"
+)
+
+// Config is the user's etlink.toml.
+//
+//	# Extra component patterns: "prefix_" matches raw names, "ns::" namespaces.
+//	[components]
+//	mylib = ["mylib_", "mylib::"]
+//
+//	[conflicts]
+//	# Symbols meant to be defined by both sides (globs on raw or demangled names).
+//	allow = ["my_shared_abi_*"]
+//
+//	# Ownership manifest: each group of symbols has one owning library.
+//	[[owner]]
+//	library = "libexecutorch_threadpool.so*"   # glob on the file name
+//	components = ["pthreadpool", "cpuinfo"]
+//	symbols = ["et_threadpool_*"]
+type Config struct {
+	Components map[string][]string `toml:"components"`
+	Conflicts  struct {
+		Allow []string `toml:"allow"`
+	} `toml:"conflicts"`
+	Owners []Owner `toml:"owner"`
+}
+
+// Owner names the one library that may export a group of symbols.
+type Owner struct {
+	Library    string   `toml:"library"`
+	Components []string `toml:"components"`
+	Symbols    []string `toml:"symbols"`
+}
+
+// LoadConfig reads an etlink.toml.
+func LoadConfig(file string) (*Config, error) {
+	var c Config
+	md, err := toml.DecodeFile(file, &c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if keys := md.Undecoded(); len(keys) > 0 {
+		return nil, fmt.Errorf("%s: unknown key %q", file, keys[0].String())
+	}
+	return &c, c.validate(file)
+}
+
+func (c *Config) validate(file string) error {
+	globs := append([]string(nil), c.Conflicts.Allow...)
+	for i, o := range c.Owners {
+		if o.Library == "" {
+			return fmt.Errorf("%s: [[owner]] #%d has no library", file, i+1)
+		}
+		if len(o.Components) == 0 && len(o.Symbols) == 0 {
+			return fmt.Errorf("%s: [[owner]] %s names no components or symbols", file, o.Library)
+		}
+		globs = append(globs, o.Library)
+		globs = append(globs, o.Symbols...)
+	}
+	for _, g := range globs {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("%s: bad pattern %q: %w", file, g, err)
+		}
+	}
+	return nil
+}
+
+// ComponentTable returns the default components extended by the config.
+func (c *Config) ComponentTable() (*demangle.Components, error) {
+	t := demangle.DefaultComponents()
+	for name, pats := range c.Components {
+		if err := t.Add(name, pats...); err != nil {
+			return nil, fmt.Errorf("[components] %s: %w", name, err)
+		}
+	}
+	return t, nil
+}
+
+// Allowed reports whether the config allow-lists a symbol for ET301/ET302.
+func (c *Config) Allowed(sym string) bool {
+	if len(c.Conflicts.Allow) == 0 {
+		return false
+	}
+	return matchAny(c.Conflicts.Allow, sym) || matchAny(c.Conflicts.Allow, demangle.Name(sym))
+}
+
+func matchAny(globs []string, s string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, s); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// covers reports whether the owner's group holds sym (of component comp).
+func (o *Owner) covers(sym, comp string) bool {
+	for _, c := range o.Components {
+		if comp != "" && strings.EqualFold(c, comp) {
+			return true
+		}
+	}
+	return matchAny(o.Symbols, sym)
+}

@@ -1,0 +1,91 @@
+// Package rules is etlink's rule catalogue and user configuration. A rule is
+// a plain value: a stable ID, a name, a default severity, its documentation
+// (what, why it breaks at run time, how to fix, a before/after example) and a
+// Check that reads an analyze.Build and returns findings. The catalogue is the
+// explicit list All returns.
+package rules
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/demangle"
+	"github.com/etlink/etlink/finding"
+)
+
+// Rule is one check of the catalogue.
+type Rule struct {
+	ID       string
+	Name     string
+	Severity finding.Severity
+	// Summary is one line: what the rule finds.
+	Summary string
+	// Why says what goes wrong at run time.
+	Why string
+	// Fix says how to repair it.
+	Fix string
+	// Before and After are a failing and a fixed example.
+	Before, After string
+	// Check reads the build and returns the rule's findings; it is passed
+	// its own rule so that the findings carry the rule's ID, name and fix.
+	Check func(r *Rule, ctx *Context) []finding.Finding
+}
+
+// Context is what a rule's Check reads.
+type Context struct {
+	Build      *analyze.Build
+	Config     *Config
+	Components *demangle.Components
+}
+
+// All returns the catalogue in ID order.
+func All() []*Rule {
+	all := []*Rule{ET301, ET302}
+	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	return all
+}
+
+// ByID finds a rule by ID or name, case-insensitively.
+func ByID(id string) *Rule {
+	for _, r := range All() {
+		if strings.EqualFold(r.ID, id) || strings.EqualFold(r.Name, id) {
+			return r
+		}
+	}
+	return nil
+}
+
+// Run checks ctx with rules and returns their findings, fingerprinted and
+// sorted by severity (highest first), rule, component, symbol and file.
+func Run(ctx *Context, rules []*Rule) []finding.Finding {
+	var out []finding.Finding
+	for _, r := range rules {
+		out = append(out, r.Check(r, ctx)...)
+	}
+	for i := range out {
+		out[i].Fingerprint = finding.Fingerprint(out[i].Rule, out[i].Subject)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Subject.Component != b.Subject.Component {
+			return a.Subject.Component < b.Subject.Component
+		}
+		if a.Subject.Symbol != b.Subject.Symbol {
+			return a.Subject.Symbol < b.Subject.Symbol
+		}
+		return a.Subject.File < b.Subject.File
+	})
+	return out
+}
+
+// newFinding fills the fields every finding of r shares.
+func (r *Rule) newFinding(sev finding.Severity, subj finding.Subject, msg string) finding.Finding {
+	return finding.Finding{Rule: r.ID, Name: r.Name, Severity: sev, Subject: subj, Message: msg}
+}
