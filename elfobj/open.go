@@ -44,7 +44,7 @@ type result struct {
 // Symlinks to files are followed, symlinked directories are not (so links
 // cannot make the walk loop); a symlinked directory named in paths is walked.
 //
-// Objects come back sorted by Path and deduplicated by Real: a file reached
+// Objects come back sorted by Path (archive members in archive order) and deduplicated by Real: a file reached
 // under several names (libfoo.so.1 -> libfoo.so.1.2) appears once, under the
 // name that sorts first. errs holds one *Error per input (per wheel entry,
 // per archive member) that could not be read; one bad input never stops the
@@ -78,10 +78,17 @@ func Open(paths []string, opt Options) (objs []*Object, errs []error) {
 	return sortObjects(objs), errs
 }
 
-// sortObjects orders objects by Path and keeps the first of those sharing a
-// Real file.
+// sortObjects orders objects by Path, archive members by their archive's
+// path and then in archive order (the order a linker scans them), and keeps
+// the first of those sharing a Real file.
 func sortObjects(objs []*Object) []*Object {
-	slices.SortStableFunc(objs, func(a, b *Object) int { return strings.Compare(a.Path, b.Path) })
+	key := func(o *Object) string {
+		if o.Archive != "" {
+			return o.Archive
+		}
+		return o.Path
+	}
+	slices.SortStableFunc(objs, func(a, b *Object) int { return strings.Compare(key(a), key(b)) })
 	seen := make(map[string]bool, len(objs))
 	out := objs[:0]
 	for _, o := range objs {

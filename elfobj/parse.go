@@ -3,6 +3,7 @@ package elfobj
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,9 @@ func Parse(path, dir string, r io.ReaderAt, size int64) (obj *Object, err error)
 			obj, err = nil, errorf(path, "malformed ELF (reader panicked: %v)", p)
 		}
 	}()
+	if err := checkHeader(r, size); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
 	f, err := elf.NewFile(r)
 	if err != nil {
 		return nil, &Error{Path: path, Err: describe(err)}
@@ -41,6 +45,45 @@ func Parse(path, dir string, r io.ReaderAt, size int64) (obj *Object, err error)
 		return nil, &Error{Path: path, Err: describe(err)}
 	}
 	return o, nil
+}
+
+// checkHeader checks the ELF header's tables against the file size, so that
+// a truncated file is reported as such, with the numbers, rather than as the
+// EOF of whichever read hit the end first.
+func checkHeader(r io.ReaderAt, size int64) error {
+	var h [64]byte
+	n, _ := r.ReadAt(h[:], 0)
+	if n < 52 || (h[elf.EI_CLASS] == byte(elf.ELFCLASS64) && n < 64) {
+		return fmt.Errorf("truncated ELF: %d bytes, shorter than the ELF header", size)
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if h[elf.EI_DATA] == byte(elf.ELFDATA2MSB) {
+		bo = binary.BigEndian
+	}
+	var phoff, shoff uint64
+	var phent, phnum, shent, shnum uint16
+	switch elf.Class(h[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+		phoff, shoff = bo.Uint64(h[32:]), bo.Uint64(h[40:])
+		phent, phnum, shent, shnum = bo.Uint16(h[54:]), bo.Uint16(h[56:]), bo.Uint16(h[58:]), bo.Uint16(h[60:])
+	case elf.ELFCLASS32:
+		phoff, shoff = uint64(bo.Uint32(h[28:])), uint64(bo.Uint32(h[32:]))
+		phent, phnum, shent, shnum = bo.Uint16(h[42:]), bo.Uint16(h[44:]), bo.Uint16(h[46:]), bo.Uint16(h[48:])
+	default:
+		return fmt.Errorf("malformed ELF: unknown class %d", h[elf.EI_CLASS])
+	}
+	for _, t := range []struct {
+		what       string
+		off        uint64
+		ent, count uint16
+	}{{"program header table", phoff, phent, phnum}, {"section header table", shoff, shent, shnum}} {
+		end := t.off + uint64(t.ent)*uint64(t.count)
+		if t.count > 0 && (end < t.off || end > uint64(size)) {
+			return fmt.Errorf("truncated ELF: %s (offset %#x, %d entries of %d bytes) ends past the end of the file (%d bytes)",
+				t.what, t.off, t.count, t.ent, size)
+		}
+	}
+	return nil
 }
 
 // checkSections rejects headers whose sections lie outside the file before

@@ -166,7 +166,10 @@ var versionCmd = &command{
 	name:    "version",
 	summary: "print etlink's version",
 	help:    "Prints the version of this etlink binary.",
-	run: func(_ *command, a *app, args []string) int {
+	run: func(c *command, a *app, args []string) int {
+		if code, ok := c.parse(a, c.flags(a), args); !ok {
+			return code
+		}
 		fmt.Fprintf(a.stdout, "etlink %s\n", version)
 		return exitOK
 	},
