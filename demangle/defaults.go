@@ -1,8 +1,17 @@
 package demangle
 
 // DefaultComponents returns a table of the components that PyTorch,
-// ExecuTorch and their wheels commonly bundle. Each call returns a new table,
-// so that one caller's Add does not change another's.
+// ExecuTorch and their wheels commonly bundle: pthreadpool, cpuinfo,
+// XNNPACK, QNNPACK, flatbuffers, flatcc, fmt, sleef, miniz, leveldb, oneDNN,
+// protobuf, onnx, libstdc++, libc++, libstdc++/libgcc, openmp, torch,
+// executorch, gflags and glog. Each call returns a new table, so that one
+// caller's Add does not change another's.
+//
+// C libraries are recognised by their API prefix (xnn_, pthreadpool_,
+// Sleef_, GOMP_, omp_, __kmpc_, et_pal_, ...). flatcc is only its runtime's
+// flatcc_ functions: the flatbuffers_ helpers its generated code declares
+// are static inline. The GNU vector-ABI names (_ZGV...) that libsleefgnuabi
+// exports are also glibc's libmvec's and stay unclassified.
 //
 // How ambiguous namespaces are split:
 //
@@ -49,6 +58,7 @@ var defaultTable = []struct {
 	{"fmt", []string{"fmt::"}},
 	{"sleef", []string{"Sleef_"}},
 	{"miniz", []string{"mz_", "tdefl_", "tinfl_"}},
+	{"leveldb", []string{"leveldb_", "leveldb::"}},
 	{"oneDNN", []string{"dnnl_", "dnnl::", "ideep::"}},
 	{"protobuf", []string{"google::protobuf::", "descriptor_table_google_2fprotobuf_"}},
 	{"onnx", []string{"onnx::", "onnx_torch::", "descriptor_table_onnx_"}},

@@ -20,8 +20,8 @@ const anonymousNamespace = "(anonymous namespace)"
 // So, Sd as first component, ABI tags and L skipped), unscoped names
 // (including St, L and operators), local names (Z <encoding> E ...: the
 // enclosing function decides), special names whose subject is a type
-// (TV, TT, TI, TS, TC: the class, or std for the typeinfo of a fundamental
-// type, which libsupc++ defines) or a name (Th, Tv, Tc thunks, TW, TH, GV,
+// (TV, TT, TI, TS, TC: the class, std for the typeinfo of a fundamental
+// type, which libsupc++ defines, nothing for other types) or a name (Th, Tv, Tc thunks, TW, TH, GV,
 // GR, GTt). Template arguments are not skipped: a name whose decisive
 // component follows an argument list goes the slow way.
 
@@ -207,7 +207,9 @@ func (w *walker) typeName(s string) bool {
 		w.push("std")
 		return true
 	}
-	return !w.wantsMore()
+	// Any other type (a function type, a pointer to a class, ...) has no
+	// namespace of its own; demangling would not find one either.
+	return true
 }
 
 // skipCallOffset skips a thunk's <call-offset>: h <number> _ or

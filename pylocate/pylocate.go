@@ -1,5 +1,5 @@
 // Package pylocate finds an installed Python package's directory the way
-// Python would: by asking an interpreter to import it.
+// Python would: by asking an interpreter's import system where it is.
 package pylocate
 
 import (
@@ -45,23 +45,30 @@ func (e *NotFound) Error() string {
 // Result is a located package.
 type Result struct {
 	Dir     string // the package directory (dirname of pkg.__file__)
-	Version string // pkg.__version__ when it has one
+	Version string // the installed distribution's version, when it has metadata
 	Python  string // the interpreter that answered
 	// Skipped are interpreters tried before the one that answered.
 	Skipped []Attempt
 }
 
-// script prints the package directory and version; it imports nothing else,
-// so the answer is what `import pkg` finds.
-const script = `import importlib, os, sys
-m = importlib.import_module(sys.argv[1])
-print(os.path.dirname(os.path.abspath(m.__file__)))
-print(getattr(m, "__version__", ""))`
+// script locates the package exactly as `import pkg` would (the same finders
+// and sys.path) without executing it: importing torch runs seconds of
+// initialisation that tells nothing about where its files are. A name that
+// is not a package, or is not installed, fails as import would.
+const script = `import importlib.util, importlib.metadata, os, sys
+spec = importlib.util.find_spec(sys.argv[1])
+if spec is None or spec.origin is None:
+    sys.exit("No module named " + repr(sys.argv[1]))
+print(os.path.dirname(os.path.abspath(spec.origin)))
+try:
+    print(importlib.metadata.version(sys.argv[1]))
+except Exception:
+    print("")`
 
-// Timeout bounds one interpreter's import (torch takes seconds to import).
-var Timeout = 2 * time.Minute
+// Timeout bounds one interpreter's answer.
+var Timeout = time.Minute
 
-// Find asks each interpreter in turn to import pkg and returns the first
+// Find asks each interpreter in turn where pkg is and returns the first
 // answer. With pythons empty it asks "python3" on PATH, then /usr/bin/python3
 // (a distribution's torch is importable only by the system interpreter when a
 // pyenv or venv python3 comes first on PATH).
@@ -103,7 +110,7 @@ func ask(python, pkg string) (dir, version string, err error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return "", "", fmt.Errorf("import %s timed out after %s", pkg, Timeout)
+			return "", "", fmt.Errorf("locating %s timed out after %s", pkg, Timeout)
 		}
 		return "", "", errors.New(lastLine(stderr.String(), err.Error()))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -85,6 +86,8 @@ func (a *app) readInputs(paths []string) ([]*elfobj.Object, []finding.Input) {
 		if msg, ok := failed[p]; ok {
 			in.Error = msg
 			delete(failed, p)
+		} else if !yielded(objs, p) {
+			a.notef("%s: no ELF objects found", p)
 		}
 		inputs = append(inputs, in)
 	}
@@ -115,4 +118,17 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 		return exitFindings
 	}
 	return exitOK
+}
+
+// yielded reports whether any object was read from input path p.
+func yielded(objs []*elfobj.Object, p string) bool {
+	p = filepath.Clean(p)
+	for _, o := range objs {
+		for _, name := range []string{o.Path, o.Archive, o.Wheel} {
+			if name != "" && (name == p || strings.HasPrefix(name, p+string(filepath.Separator))) {
+				return true
+			}
+		}
+	}
+	return false
 }
