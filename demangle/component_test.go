@@ -3,6 +3,8 @@ package demangle
 import (
 	"strings"
 	"testing"
+
+	"github.com/etlink/etlink/internal/testenv"
 )
 
 // ofCases are real symbols: from the Debian libraries named in the comments
@@ -195,7 +197,7 @@ func (c *Components) ofSlow(sym string) string {
 // installed libraries both ways and requires the same answer, and that the
 // fast path decides nearly all of them without demangling.
 func TestOfFastPathOnRealLibraries(t *testing.T) {
-	nm := needTool(t, "nm")
+	nm := testenv.Tool(t, "nm")
 	var syms []string
 	for _, pat := range []string{"libstdc++.so.6", "libprotobuf.so.3[0-9]", "libglog.so.[0-9]", "libgflags.so.2*",
 		"libfmt.so.[0-9]*", "libonnx.so.1", "libXNNPACK.so.0", "libc10.so*", "libtorch_cpu.so*", "libgomp.so.1"} {
@@ -204,7 +206,7 @@ func TestOfFastPathOnRealLibraries(t *testing.T) {
 		}
 	}
 	if len(syms) < 1000 {
-		missing(t, "too few installed libraries to compare")
+		testenv.Missing(t, "%s", "too few installed libraries to compare")
 	}
 	c := DefaultComponents()
 	before := slowPaths.Load()

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/etlink/etlink/internal/testenv"
 )
 
 // knownTemplateParamScope reports whether a difference from c++filt is the
@@ -22,11 +24,11 @@ func knownTemplateParamScope(sym, cxxfiltOut string) bool {
 // in the test. Every difference fails the test unless it is of the one
 // documented class, which is logged.
 func TestNameMatchesCxxfilt(t *testing.T) {
-	filt := needTool(t, "c++filt")
-	nm := needTool(t, "nm")
+	filt := testenv.Tool(t, "c++filt")
+	nm := testenv.Tool(t, "nm")
 	libs := []string{findLibrary("libstdc++.so.6")}
 	if libs[0] == "" {
-		missing(t, "libstdc++.so.6 not found")
+		testenv.Missing(t, "%s", "libstdc++.so.6 not found")
 	}
 	if p := findLibrary("libprotobuf.so.3[0-9]"); p != "" {
 		libs = append(libs, p)
@@ -160,7 +162,7 @@ func TestNameVersioned(t *testing.T) {
 // TestNameRustV0MatchesCxxfiltI checks the Rust v0 rule: Name prints what
 // `c++filt -i` prints.
 func TestNameRustV0MatchesCxxfiltI(t *testing.T) {
-	filt := needTool(t, "c++filt")
+	filt := testenv.Tool(t, "c++filt")
 	syms := []string{
 		"_RNvCs15kBYyAo9fc_7mycrate7example",
 		"_RINvNtCsjrHSEGnQ3l9_3std9panicking11begin_panicReEB4_",

@@ -3,33 +3,11 @@ package demangle
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// needTool returns the path of an external tool. Outside CI a missing tool
-// skips the test; in CI (CI set) it fails it, because a comparison that
-// silently stops running is worse than none.
-func needTool(tb testing.TB, name string) string {
-	tb.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		missing(tb, name+" not found")
-	}
-	return p
-}
-
-// missing skips the test outside CI and fails it in CI.
-func missing(tb testing.TB, what string) {
-	tb.Helper()
-	if os.Getenv("CI") != "" {
-		tb.Fatalf("%s; CI must provide it", what)
-	}
-	tb.Skip(what)
-}
 
 // findLibrary returns the first existing file among the library directories
 // of common distributions that matches pattern.

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/etlink/etlink/internal/testenv"
 )
 
 type arFile struct {
@@ -370,7 +372,7 @@ func allocated(f func()) uint64 {
 // TestRealAr reads archives written by GNU ar from objects cc compiled.
 func TestRealAr(t *testing.T) {
 	fx := compiled(t)
-	needTool(t, "ar")
+	testenv.NeedTools(t, "ar")
 	dir := t.TempDir()
 	obj := filepath.Join(dir, "obj")
 	for _, p := range []string{fx.obj, fx.longObj} {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/etlink/etlink/internal/testenv"
 )
 
 // fixtures are ELF files compiled once per test process with the system
@@ -41,22 +43,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// needTool skips the test when a tool is missing on a developer machine; in
-// CI (CI set) a missing tool fails it, so coverage cannot silently vanish.
-func needTool(tb testing.TB, name string) {
-	tb.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "" {
-			tb.Skipf("%s not found: %v", name, err)
-		}
-		tb.Fatalf("%s not found, and CI requires it: %v", name, err)
-	}
-}
-
 // compiled returns the compiled fixtures, building them on first use.
 func compiled(tb testing.TB) *fixtures {
 	tb.Helper()
-	needTool(tb, "cc")
+	testenv.NeedTools(tb, "cc")
 	fix.once.Do(func() { fix.f, fix.err = buildFixtures() })
 	if fix.err != nil {
 		tb.Fatal(fix.err)

@@ -13,30 +13,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/etlink/etlink/internal/testenv"
 )
 
-// needTool returns the path of an external tool, skipping the test when it is
-// missing outside CI and failing it in CI, where a missing tool means the
-// comparison silently stopped running.
-func needTool(t *testing.T, name string, alternatives ...string) string {
-	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	for _, p := range alternatives {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s not found; CI must provide it", name)
-	}
-	t.Skipf("%s not found", name)
-	return ""
-}
-
 func ldconfigPath(t *testing.T) string {
-	return needTool(t, "ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig")
+	return testenv.Tool(t, "ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig")
 }
 
 // hostABI is the machine and class of the running test binary, which is the
@@ -153,12 +135,7 @@ func TestSystemCache(t *testing.T) {
 	ldconfig := ldconfigPath(t)
 	machine, class, desc := hostABI(t)
 	const path = "/etc/ld.so.cache"
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s: %v", path, err)
-		}
-		t.Skip(err)
-	}
+	testenv.NeedFiles(t, path)
 	c, err := Load(path)
 	if err != nil {
 		t.Fatal(err)

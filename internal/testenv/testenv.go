@@ -40,3 +40,19 @@ func Missing(t testing.TB, format string, args ...any) {
 	}
 	t.Skipf("skipping (install it to run this test): "+format, args...)
 }
+
+// Tool returns the path of a tool found on PATH or at one of the
+// alternative paths; when there is none it skips (outside CI) or fails t.
+func Tool(t testing.TB, name string, alternatives ...string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, p := range alternatives {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	Missing(t, "%s not found on PATH", name)
+	return ""
+}
