@@ -17,5 +17,6 @@ require (
 	github.com/olekukonko/ll v0.1.6 // indirect
 	github.com/olekukonko/tablewriter v1.1.5 // indirect
 	github.com/spf13/pflag v1.1.0 // indirect
+	golang.org/x/arch v0.33.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
 )

@@ -29,6 +29,8 @@ type Loader struct {
 	LibraryPath []string
 	// Cache is the parsed ld.so.cache, nil when none could be read.
 	Cache *ldcache.Cache
+	// Read says what to read of the files the search opens.
+	Read elfobj.Options
 
 	mu     sync.Mutex
 	known  map[string]*elfobj.Object // by Path and by Real
@@ -164,7 +166,7 @@ func (l *Loader) lookup(p string) *elfobj.Object {
 	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	o, err := elfobj.OpenFile(p)
+	o, err := elfobj.OpenFile(p, l.Read)
 	if err != nil {
 		l.failed[real] = err
 		return nil

@@ -503,7 +503,7 @@ func FuzzReadArchive(f *testing.F) {
 			}
 		}
 		if !a.Thin { // thin members would be opened from disk
-			memberObjects(a, bytes.NewReader(data))
+			memberObjects(a, bytes.NewReader(data), Options{})
 		}
 	})
 }

@@ -42,6 +42,32 @@ type Object struct {
 	// Symbols are the dynamic symbols of shared objects and executables and
 	// the non-local static symbols of relocatable objects.
 	Symbols []Symbol `json:"symbols,omitempty"`
+	// Initializers are the static initializers and what they call; read
+	// only when Options.Initializers asks for them.
+	Initializers []Initializer `json:"initializers,omitempty"`
+}
+
+// Initializer is one static initializer: an .init_array or .ctors entry of
+// a relocatable object, or a DT_INIT_ARRAY / DT_INIT entry of a shared
+// object or executable.
+type Initializer struct {
+	// Function is the initializer's symbol (_GLOBAL__sub_I_backend.cpp), or
+	// its address in hex when the object has no symbol for it.
+	Function string `json:"function"`
+	// Source says where the entry was found: .init_array, .ctors,
+	// DT_INIT_ARRAY, DT_INIT, or "symbol" for a _GLOBAL__sub_I_ function no
+	// table refers to.
+	Source string `json:"source"`
+	// Calls are the symbols the initializer calls or references, directly or
+	// through functions of the same object, in the order found, each once.
+	Calls []string `json:"calls,omitempty"`
+	// Method says how Calls was found and so how far to trust it:
+	// "relocations" (relocatable objects: every reference the linker will
+	// resolve, exact), "disassembly" (shared objects: calls decoded from the
+	// machine code and resolved through the PLT and GOT; misses calls through
+	// function pointers computed at run time), "imports" (a machine the
+	// decoder does not know: every imported function, an over-approximation).
+	Method string `json:"method"`
 }
 
 // Symbol is one entry of a symbol table.

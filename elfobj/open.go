@@ -21,6 +21,10 @@ type Options struct {
 	Limits Limits
 	// Workers is how many files are read at once; 0 means GOMAXPROCS.
 	Workers int
+	// Initializers also reads each object's static initializers and what
+	// they call (relocations, and for shared objects disassembly): the
+	// retention rules need it, the symbol comparisons do not.
+	Initializers bool
 }
 
 // input is one file Open reads, or the error of a path it could not list.
@@ -62,7 +66,7 @@ func Open(paths []string, opt Options) (objs []*Object, errs []error) {
 	for range min(workers, len(inputs)) {
 		wg.Go(func() {
 			for i := range jobs {
-				results[i] = readInput(inputs[i], opt.Limits)
+				results[i] = readInput(inputs[i], opt)
 			}
 		})
 	}
@@ -188,7 +192,7 @@ func realPath(p string) string {
 
 // readInput reads one file by its magic. A panic is a bug in this package,
 // but one input must not take the others down with it.
-func readInput(in input, lim Limits) (res result) {
+func readInput(in input, opt Options) (res result) {
 	if in.err != nil {
 		return result{errs: []error{in.err}}
 	}
@@ -204,7 +208,7 @@ func readInput(in input, lim Limits) (res result) {
 	defer f.Close()
 	switch {
 	case IsELF(head):
-		o, err := Parse(in.path, filepath.Dir(in.path), f, size)
+		o, err := Parse(in.path, filepath.Dir(in.path), f, size, opt)
 		if err != nil {
 			return result{errs: []error{err}}
 		}
@@ -215,10 +219,10 @@ func readInput(in input, lim Limits) (res result) {
 		if err != nil {
 			return result{errs: []error{err}}
 		}
-		objs, errs := memberObjects(a, f)
+		objs, errs := memberObjects(a, f, opt)
 		return result{objs, errs}
 	case isWheel(in.path, head):
-		objs, errs := ReadWheel(in.path, f, size, lim)
+		objs, errs := ReadWheel(in.path, f, size, opt)
 		return result{objs, errs}
 	case in.explicit:
 		return result{errs: []error{errorf(in.path, "not an ELF file, ar archive or wheel")}}
@@ -275,12 +279,12 @@ func openHead(p string) (*os.File, int64, []byte, error) {
 // memberObjects parses the ELF members of an archive whose data r holds (or,
 // for thin archives, the files they name). Other members (LTO bitcode, Go's
 // __.PKGDEF, text) are skipped: they are not ELF images.
-func memberObjects(a *Archive, r io.ReaderAt) ([]*Object, []error) {
+func memberObjects(a *Archive, r io.ReaderAt, opt Options) ([]*Object, []error) {
 	var objs []*Object
 	var errs []error
 	for _, m := range a.Members {
 		name := a.Path + "(" + m.Name + ")"
-		o, err := parseMember(name, m, r)
+		o, err := parseMember(name, m, r, opt)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -294,7 +298,7 @@ func memberObjects(a *Archive, r io.ReaderAt) ([]*Object, []error) {
 }
 
 // parseMember parses one archive member; nil without error when it is not ELF.
-func parseMember(name string, m Member, r io.ReaderAt) (*Object, error) {
+func parseMember(name string, m Member, r io.ReaderAt, opt Options) (*Object, error) {
 	size := m.Size
 	if m.External != "" {
 		f, fsize, _, err := openHead(m.External)
@@ -310,7 +314,7 @@ func parseMember(name string, m Member, r io.ReaderAt) (*Object, error) {
 	if n, _ := r.ReadAt(head, 0); !IsELF(head[:n]) {
 		return nil, nil
 	}
-	return Parse(name, "", r, size)
+	return Parse(name, "", r, size, opt)
 }
 
 // OpenFile reads one ELF file on disk, for the loader's search. Dir is the
@@ -319,7 +323,7 @@ func parseMember(name string, m Member, r io.ReaderAt) (*Object, error) {
 // strips the last component of realname, the search result, without
 // resolving links). Only the main program's origin comes from
 // /proc/self/exe, which resolves them; loader searches open libraries.
-func OpenFile(path string) (*Object, error) {
+func OpenFile(path string, opt Options) (*Object, error) {
 	f, size, head, err := openHead(path)
 	if err != nil {
 		return nil, err
@@ -328,7 +332,7 @@ func OpenFile(path string) (*Object, error) {
 	if !IsELF(head) {
 		return nil, errorf(path, "not an ELF file")
 	}
-	o, err := Parse(path, filepath.Dir(path), f, size)
+	o, err := Parse(path, filepath.Dir(path), f, size, opt)
 	if err != nil {
 		return nil, err
 	}

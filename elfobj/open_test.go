@@ -321,7 +321,7 @@ func TestOpenFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	// $ORIGIN is the directory of the name opened, not of the link target.
-	o, err := OpenFile(filepath.Join(other, "libfix.so.1"))
+	o, err := OpenFile(filepath.Join(other, "libfix.so.1"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestOpenFile(t *testing.T) {
 		t.Errorf("Dir %q Real %q Path %q; want %q %q", o.Dir, o.Real, o.Path, other, real)
 	}
 	for _, name := range []string{"notes.txt", "missing", "lib"} {
-		if _, err := OpenFile(filepath.Join(root, name)); err == nil {
+		if _, err := OpenFile(filepath.Join(root, name), Options{}); err == nil {
 			t.Errorf("OpenFile(%s): no error", name)
 		} else if !strings.HasPrefix(err.Error(), filepath.Join(root, name)+": ") {
 			t.Errorf("OpenFile(%s): error %q does not start with the path", name, err)
@@ -339,7 +339,7 @@ func TestOpenFile(t *testing.T) {
 
 func TestParseFixtures(t *testing.T) {
 	fx := compiled(t)
-	o, err := Parse("fix.o", "", bytes.NewReader(fx.objData), int64(len(fx.objData)))
+	o, err := Parse("fix.o", "", bytes.NewReader(fx.objData), int64(len(fx.objData)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("\x7fELF"))
 	f.Add([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x3e\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := Parse("fuzz.so", ".", bytes.NewReader(data), int64(len(data)))
+		o, err := Parse("fuzz.so", ".", bytes.NewReader(data), int64(len(data)), Options{Initializers: true})
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Path != "fuzz.so" {

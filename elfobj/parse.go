@@ -19,7 +19,7 @@ func IsELF(head []byte) bool { return bytes.HasPrefix(head, elfMagic) }
 // Parse reads one ELF image of size bytes from r. path names it in errors and
 // in the Object; dir is what $ORIGIN expands to for it. A crafted image that
 // makes debug/elf panic comes back as an error naming path.
-func Parse(path, dir string, r io.ReaderAt, size int64) (obj *Object, err error) {
+func Parse(path, dir string, r io.ReaderAt, size int64, opt Options) (obj *Object, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			obj, err = nil, errorf(path, "malformed ELF (reader panicked: %v)", p)
@@ -36,10 +36,18 @@ func Parse(path, dir string, r io.ReaderAt, size int64) (obj *Object, err error)
 		return nil, &Error{Path: path, Err: err}
 	}
 	o := &Object{Path: path, Dir: dir, Class: f.Class, Machine: f.Machine, Type: f.Type}
+	var dyn []elf.Symbol
 	if f.Type == elf.ET_REL {
 		o.Symbols, err = staticSymbols(f)
 	} else {
-		err = readDynamic(f, o)
+		dyn, err = readDynamic(f, o)
+	}
+	if err == nil && opt.Initializers {
+		if f.Type == elf.ET_REL {
+			o.Initializers, err = relInitializers(f)
+		} else {
+			o.Initializers, err = dynInitializers(f, dyn)
+		}
 	}
 	if err != nil {
 		return nil, &Error{Path: path, Err: describe(err)}
@@ -102,32 +110,32 @@ func checkSections(f *elf.File, size int64) error {
 	return nil
 }
 
-func readDynamic(f *elf.File, o *Object) error {
+func readDynamic(f *elf.File, o *Object) ([]elf.Symbol, error) {
 	if f.Section(".dynamic") != nil || f.SectionByType(elf.SHT_DYNAMIC) != nil {
 		var err error
 		if o.Needed, err = f.DynString(elf.DT_NEEDED); err != nil {
-			return err
+			return nil, err
 		}
 		soname, err := f.DynString(elf.DT_SONAME)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(soname) > 0 {
 			o.Soname = soname[0]
 		}
 		if o.Rpath, err = pathList(f, elf.DT_RPATH); err != nil {
-			return err
+			return nil, err
 		}
 		if o.Runpath, err = pathList(f, elf.DT_RUNPATH); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if f.SectionByType(elf.SHT_DYNSYM) == nil {
-		return nil
+		return nil, nil
 	}
 	syms, err := f.DynamicSymbols()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	o.Symbols = make([]Symbol, 0, len(syms))
 	for i := range syms {
@@ -136,7 +144,7 @@ func readDynamic(f *elf.File, o *Object) error {
 		}
 		o.Symbols = append(o.Symbols, convert(&syms[i]))
 	}
-	return nil
+	return syms, nil
 }
 
 // isVersionNode reports whether a dynamic symbol only names a version

@@ -96,6 +96,7 @@ func openZip(path string, r io.ReaderAt, size int64) (*zip.Reader, error) {
 type wheelReader struct {
 	path  string
 	size  int64
+	opt   Options
 	lim   Limits
 	total uint64 // bytes inflated so far, peeks excluded
 }
@@ -106,12 +107,12 @@ type wheelReader struct {
 // ar magic are read whole. path names the wheel in Object paths
 // (wheel.whl!dir/lib.so) and errors; each unreadable entry yields one error
 // and the others are still read.
-func ReadWheel(path string, r io.ReaderAt, size int64, lim Limits) ([]*Object, []error) {
+func ReadWheel(path string, r io.ReaderAt, size int64, opt Options) ([]*Object, []error) {
 	zr, err := openZip(path, r, size)
 	if err != nil {
 		return nil, []error{err}
 	}
-	w := &wheelReader{path: path, size: size, lim: lim.withDefaults()}
+	w := &wheelReader{path: path, size: size, lim: opt.Limits.withDefaults(), opt: opt}
 	var objs []*Object
 	var errs []error
 	for _, f := range zr.File {
@@ -146,7 +147,7 @@ func (w *wheelReader) entry(f *zip.File) ([]*Object, []error) {
 		return nil, []error{&Error{Path: name, Err: err}}
 	}
 	if isELF {
-		o, err := Parse(name, w.path+"!"+path.Dir(clean), bytes.NewReader(data), int64(len(data)))
+		o, err := Parse(name, w.path+"!"+path.Dir(clean), bytes.NewReader(data), int64(len(data)), w.opt)
 		if err != nil {
 			return nil, []error{err}
 		}
@@ -165,7 +166,7 @@ func (w *wheelReader) archive(name, entry string, data []byte) ([]*Object, []err
 	if a.Thin {
 		return nil, []error{errorf(name, "thin archive: its members' data is not in the wheel")}
 	}
-	objs, errs := memberObjects(a, bytes.NewReader(data))
+	objs, errs := memberObjects(a, bytes.NewReader(data), w.opt)
 	for _, o := range objs {
 		o.Wheel, o.Entry = w.path, entry
 	}

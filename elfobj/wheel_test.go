@@ -80,7 +80,7 @@ func deflated(tb testing.TB, n int64) []byte {
 }
 
 func readWheel(data []byte, lim Limits) ([]*Object, []error) {
-	return ReadWheel("w.whl", bytes.NewReader(data), int64(len(data)), lim)
+	return ReadWheel("w.whl", bytes.NewReader(data), int64(len(data)), Options{Limits: lim, Initializers: true})
 }
 
 func TestReadWheel(t *testing.T) {
@@ -286,7 +286,7 @@ func FuzzWheel(f *testing.F) {
 	}
 	lim := Limits{MaxEntry: 1 << 20, MaxTotal: 4 << 20, MaxRatio: 1000}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		objs, errs := ReadWheel("fuzz.whl", bytes.NewReader(data), int64(len(data)), lim)
+		objs, errs := ReadWheel("fuzz.whl", bytes.NewReader(data), int64(len(data)), Options{Limits: lim, Initializers: true})
 		for _, err := range errs {
 			var e *Error
 			if !errors.As(err, &e) || !strings.HasPrefix(e.Path, "fuzz.whl") {

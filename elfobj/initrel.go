@@ -1,0 +1,186 @@
+package elfobj
+
+import (
+	"debug/elf"
+	"errors"
+	"sort"
+	"strings"
+)
+
+// maxDepth bounds how deep initializers are followed through the object's
+// own functions (initializer -> __static_initialization_and_destruction_0 ->
+// a registrar's constructor -> ...).
+const maxDepth = 12
+
+// relObject indexes a relocatable object for following its initializers.
+type relObject struct {
+	f      *elf.File
+	syms   []elf.Symbol     // index i is symbol i+1, as debug/elf returns them
+	relocs map[int][]reloc  // by target section index, sorted by offset
+	funcs  map[int][]fnSpan // by section index, sorted by start
+}
+
+type fnSpan struct {
+	sym        int // symbol index
+	start, end uint64
+}
+
+// relInitializers finds the initializers of a relocatable object from its
+// .init_array/.ctors relocations, and what each calls from the relocations
+// inside its code: exact, since these are the references the linker resolves.
+func relInitializers(f *elf.File) ([]Initializer, error) {
+	syms, err := f.Symbols()
+	if errors.Is(err, elf.ErrNoSymbols) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ro := &relObject{f: f, syms: syms, relocs: map[int][]reloc{}, funcs: map[int][]fnSpan{}}
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
+			continue
+		}
+		rs, err := readRelocs(f, s)
+		if err != nil {
+			return nil, err
+		}
+		ro.relocs[int(s.Info)] = append(ro.relocs[int(s.Info)], rs...)
+	}
+	for sec := range ro.relocs {
+		rs := ro.relocs[sec]
+		sort.Slice(rs, func(i, j int) bool { return rs[i].off < rs[j].off })
+	}
+	ro.indexFuncs()
+
+	var out []Initializer
+	seen := map[int]bool{}
+	for i, s := range f.Sections {
+		source, ok := isInitTable(s)
+		if !ok {
+			continue
+		}
+		for _, r := range ro.relocs[i] {
+			fn, name := ro.target(r.sym, r.addend)
+			in := Initializer{Function: name, Source: source, Method: "relocations"}
+			if fn != nil {
+				seen[fn.sym] = true
+				in.Calls = ro.calls(*fn)
+			}
+			out = append(out, in)
+		}
+	}
+	// A _GLOBAL__sub_I_ function no table names (stripped tables, odd
+	// toolchains) is still an initializer by the C++ ABI's naming.
+	secs := make([]int, 0, len(ro.funcs))
+	for sec := range ro.funcs {
+		secs = append(secs, sec)
+	}
+	sort.Ints(secs)
+	for _, sec := range secs {
+		for _, sp := range ro.funcs[sec] {
+			name := ro.sym(uint32(sp.sym)).Name
+			if !seen[sp.sym] && strings.HasPrefix(name, "_GLOBAL__sub_I_") {
+				out = append(out, Initializer{Function: name, Source: "symbol", Method: "relocations", Calls: ro.calls(sp)})
+			}
+		}
+	}
+	return out, nil
+}
+
+func (ro *relObject) sym(i uint32) *elf.Symbol {
+	if i == 0 || int(i) > len(ro.syms) {
+		return nil
+	}
+	return &ro.syms[i-1]
+}
+
+// indexFuncs records every function's extent in its section.
+func (ro *relObject) indexFuncs() {
+	for i := range ro.syms {
+		s := &ro.syms[i]
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
+			continue
+		}
+		end := s.Value + s.Size
+		if s.Size == 0 {
+			if int(s.Section) < len(ro.f.Sections) {
+				end = ro.f.Sections[s.Section].Size
+			}
+		}
+		ro.funcs[int(s.Section)] = append(ro.funcs[int(s.Section)], fnSpan{sym: i + 1, start: s.Value, end: end})
+	}
+	for _, spans := range ro.funcs {
+		sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	}
+}
+
+// funcAt finds the function of section sec that contains off.
+func (ro *relObject) funcAt(sec int, off uint64) *fnSpan {
+	spans := ro.funcs[sec]
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].start > off }) - 1
+	if i >= 0 && off < spans[i].end {
+		return &spans[i]
+	}
+	return nil
+}
+
+// target resolves a relocation's symbol and addend to a function of this
+// object. Section-relative references (.text.startup + 0) name the section's
+// function at that offset; a PC-relative call's addend is 4 short of it on
+// x86_64, so that offset is tried too.
+func (ro *relObject) target(symIdx uint32, addend int64) (*fnSpan, string) {
+	s := ro.sym(symIdx)
+	if s == nil {
+		return nil, ""
+	}
+	if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
+		for _, off := range []int64{addend, addend + 4} {
+			if off >= 0 {
+				if fn := ro.funcAt(int(s.Section), s.Value+uint64(off)); fn != nil {
+					return fn, ro.sym(uint32(fn.sym)).Name
+				}
+			}
+		}
+		return nil, ""
+	}
+	if s.Section != elf.SHN_UNDEF && s.Section < elf.SHN_LORESERVE {
+		if fn := ro.funcAt(int(s.Section), s.Value); fn != nil && fn.start == s.Value {
+			return fn, s.Name
+		}
+	}
+	return nil, s.Name
+}
+
+// calls lists what fn references, following the object's own functions.
+func (ro *relObject) calls(fn fnSpan) []string {
+	var out []string
+	seenName := map[string]bool{}
+	visited := map[fnSpan]bool{}
+	var walk func(fn fnSpan, depth int)
+	walk = func(fn fnSpan, depth int) {
+		if visited[fn] || depth > maxDepth {
+			return
+		}
+		visited[fn] = true
+		sec := ro.sym(uint32(fn.sym)).Section
+		rs := ro.relocs[int(sec)]
+		i := sort.Search(len(rs), func(i int) bool { return rs[i].off >= fn.start })
+		for ; i < len(rs) && rs[i].off < fn.end; i++ {
+			callee, name := ro.target(rs[i].sym, rs[i].addend)
+			if s := ro.sym(rs[i].sym); s != nil && elf.ST_TYPE(s.Info) != elf.STT_SECTION && name != "" && !seenName[name] {
+				seenName[name] = true
+				out = append(out, name)
+			}
+			if callee != nil && ro.executable(ro.sym(uint32(callee.sym)).Section) {
+				walk(*callee, depth+1)
+			}
+		}
+	}
+	walk(fn, 0)
+	return out
+}
+
+func (ro *relObject) executable(sec elf.SectionIndex) bool {
+	return int(sec) < len(ro.f.Sections) && ro.f.Sections[sec].Flags&elf.SHF_EXECINSTR != 0
+}

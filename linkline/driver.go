@@ -1,0 +1,350 @@
+package linkline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// toolKind is what argv[0] of a command is.
+type toolKind int
+
+const (
+	toolOther   toolKind = iota // unknown: a driver if it links (-o, no -c)
+	toolGCC                     // gcc, g++, cc, c++ (maybe target-prefixed, versioned)
+	toolClang                   // clang, clang++
+	toolLinker                  // ld, ld.bfd, ld.gold, ld.lld, mold, collect2
+	toolNotLink                 // ar, ranlib, cmake, cp, ...: never a link
+)
+
+// toolName strips the directory, a version suffix (-12, -14.0) and a target
+// prefix (aarch64-linux-gnu-) from argv[0]; triple is the prefix.
+func toolName(argv0 string) (name, triple string) {
+	base := filepath.Base(argv0)
+	// Version suffix: -12, -12.2, g++-12.
+	if k := strings.LastIndexByte(base, '-'); k > 0 && isVersion(base[k+1:]) {
+		base = base[:k]
+	}
+	for _, n := range knownTools {
+		if base == n {
+			return n, ""
+		}
+		if strings.HasSuffix(base, "-"+n) {
+			return n, base[:len(base)-len(n)-1]
+		}
+	}
+	return base, ""
+}
+
+func isVersion(s string) bool {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] < '0' || s[i] > '9') && s[i] != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// knownTools, longest names first so "clang++" wins over "clang" and
+// "ld.lld" over "ld".
+var knownTools = []string{
+	"ld64.lld", "collect2", "clang++", "ld.gold", "ld.mold", "ld.bfd", "ld.lld",
+	"ranlib", "objcopy", "objdump", "clang", "strip", "mold", "gold", "g++", "gcc",
+	"c++", "lld", "ar", "cc", "ld", "nm",
+}
+
+var notLinkTools = map[string]bool{
+	"ar": true, "ranlib": true, "nm": true, "objcopy": true, "objdump": true, "strip": true,
+	"cmake": true, "ctest": true, "cpack": true, "make": true, "gmake": true, "ninja": true,
+	"cp": true, "mv": true, "rm": true, "ln": true, "mkdir": true, "touch": true, "install": true,
+	"echo": true, "printf": true, "sed": true, "awk": true, "cat": true, "test": true, "[": true,
+	"true": true, "false": true, ":": true, "cd": true, "sh": true, "bash": true,
+	"python": true, "python3": true, "perl": true, "protoc": true, "flatc": true, "as": true, "cpp": true,
+	"patchelf": true, "chmod": true, "tar": true, "zip": true, "git": true,
+}
+
+func classify(argv0 string) (toolKind, string, string) {
+	name, triple := toolName(argv0)
+	switch name {
+	case "gcc", "g++", "cc", "c++":
+		return toolGCC, name, triple
+	case "clang", "clang++":
+		return toolClang, name, triple
+	case "ld", "ld.bfd", "ld.gold", "ld.lld", "ld64.lld", "lld", "mold", "ld.mold", "gold", "collect2":
+		return toolLinker, name, triple
+	}
+	if notLinkTools[name] || strings.HasPrefix(name, "python") || strings.HasSuffix(name, "-ar") {
+		return toolNotLink, name, triple
+	}
+	return toolOther, name, triple
+}
+
+// linkerName maps a linker's program or -fuse-ld value to bfd, gold, lld,
+// mold ("" for collect2, which runs the default linker).
+func linkerName(s string) string {
+	name, _ := toolName(s)
+	switch name {
+	case "ld", "ld.bfd", "bfd":
+		return "bfd"
+	case "ld.gold", "gold":
+		return "gold"
+	case "ld.lld", "lld", "ld64.lld":
+		return "lld"
+	case "mold", "ld.mold":
+		return "mold"
+	case "collect2":
+		return ""
+	}
+	return name
+}
+
+// isCXXDriver reports whether the driver links C++ (adds -lstdc++ -lm).
+func isCXXDriver(name string) bool { return strings.HasSuffix(name, "++") }
+
+// execTimeout bounds each query of a driver (-dumpspecs, -print-search-dirs).
+const execTimeout = 10 * time.Second
+
+// driverCache keeps what drivers answered, per program, for the process.
+var driverCache = struct {
+	sync.Mutex
+	specs map[string]execResult
+	dirs  map[string][]string
+}{specs: map[string]execResult{}, dirs: map[string][]string{}}
+
+type execResult struct {
+	out string
+	err error
+}
+
+func runDriver(driver string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, driver, args...).Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", driver, strings.Join(args, " "), err)
+	}
+	return string(out), nil
+}
+
+// defaultSpecs runs DRIVER -dumpspecs once per driver.
+func defaultSpecs(driver string) (string, error) {
+	driverCache.Lock()
+	defer driverCache.Unlock()
+	if r, ok := driverCache.specs[driver]; ok {
+		return r.out, r.err
+	}
+	out, err := runDriver(driver, "-dumpspecs")
+	if err == nil && !strings.Contains(out, "*link_command:") {
+		err = fmt.Errorf("%s -dumpspecs: no *link_command: spec in its output", driver)
+	}
+	driverCache.specs[driver] = execResult{out, err}
+	return out, err
+}
+
+// defaultSearchDirs asks a gcc or clang driver for its library dirs
+// (-print-search-dirs), falling back to Debian's.
+func defaultSearchDirs(driver string, kind toolKind, triple string) []string {
+	if kind == toolLinker {
+		return linkerDefaultDirs(linkerName(driver), triple)
+	}
+	if kind != toolGCC && kind != toolClang {
+		return debianDirs(triple)
+	}
+	driverCache.Lock()
+	defer driverCache.Unlock()
+	if d, ok := driverCache.dirs[driver]; ok {
+		return d
+	}
+	out, err := runDriver(driver, "-print-search-dirs")
+	var dirs []string
+	if err == nil {
+		for _, line := range strings.Split(out, "\n") {
+			if rest, ok := strings.CutPrefix(line, "libraries: ="); ok {
+				for _, d := range filepath.SplitList(rest) {
+					if d != "" {
+						dirs = append(dirs, filepath.Clean(d))
+					}
+				}
+			}
+		}
+	}
+	if len(dirs) == 0 {
+		dirs = debianDirs(triple)
+	}
+	driverCache.dirs[driver] = dirs
+	return dirs
+}
+
+// hostTriple is the Debian multiarch triple of this machine.
+func hostTriple() string {
+	if runtime.GOARCH == "arm64" {
+		return "aarch64-linux-gnu"
+	}
+	return "x86_64-linux-gnu"
+}
+
+// debianDirs are the library dirs of Debian's toolchains for a target.
+func debianDirs(triple string) []string {
+	if triple == "" {
+		triple = hostTriple()
+	}
+	return []string{
+		"/usr/local/lib/" + triple, "/lib/" + triple, "/usr/lib/" + triple,
+		"/usr/local/lib", "/lib", "/usr/lib", "/usr/" + triple + "/lib",
+	}
+}
+
+// linkerDefaultDirs are the dirs a linker searches on its own: Debian's
+// GNU ld and gold have built-in SEARCH_DIRs, lld and mold have none.
+func linkerDefaultDirs(linker, triple string) []string {
+	switch linker {
+	case "lld", "mold":
+		return nil
+	}
+	return debianDirs(triple)
+}
+
+// driverModel is what a compiler driver adds around the user's inputs.
+type driverModel struct {
+	before, after []string // linker-level words before and after the user's inputs
+	source        string   // how the model was obtained, for DefaultAsNeededSource
+	determined    bool     // false: the default --as-needed state is a guess
+	moveLibm      bool     // g++ moves the first -lm and -lc after its -lstdc++
+}
+
+// clangSpecs write Debian clang 14's Linux link job (clang does not print
+// specs) in GCC spec notation, so one evaluator serves both. Checked against
+// `clang -###`: no --as-needed by default; C links libgcc_s under
+// --as-needed ... --no-as-needed.
+var clangSpecs = parseSpecs(`*link_command:
+%{static:-static} %{shared:-shared} %{!static:%{!shared:%{!r:%{!no-pie:-pie}}}} %{!nostdlib:%{!nodefaultlibs:%{%:sanitize(address):--push-state --no-as-needed -lasan --pop-state}}} %o %{!nostdlib:%{!nodefaultlibs:%{static|static-pie:--start-group} %G %{pthread:-lpthread} %{!nolibc:-lc} %{static|static-pie:--end-group;:%G}}}
+
+*libgcc:
+%{static|static-libgcc|static-pie:-lgcc -lgcc_eh;shared-libgcc:-lgcc_s -lgcc;:-lgcc --as-needed -lgcc_s --no-as-needed}
+
+`)
+
+// gccFallbackSpecs is upstream GCC 12's Linux link model (link_command cut
+// down to what adds libraries or linker state), used when a gcc driver
+// cannot be asked for its specs. It has no --as-needed: passing it by
+// default is a distribution patch (Debian, Ubuntu), which only the real
+// driver's specs can show.
+var gccFallbackSpecs = parseSpecs(`*link:
+%{static:-static} %{shared:-shared}
+
+*libgcc:
+%{static|static-libgcc|static-pie:-lgcc -lgcc_eh}%{!static:%{!static-libgcc:%{!static-pie:%{!shared-libgcc:-lgcc --push-state --as-needed -lgcc_s --pop-state}%{shared-libgcc:-lgcc_s%{!shared: -lgcc}}}}}
+
+*lib:
+%{pthread:-lpthread} %{shared:-lc}    %{!shared:%{profile:-lc_p}%{!profile:-lc}}
+
+*link_gcc_c_sequence:
+%{static|static-pie:--start-group} %G %{!nolibc:%L}    %{static|static-pie:--end-group}%{!static:%{!static-pie:%G}}
+
+*link_command:
+%{!fsyntax-only:%{!c:%{!M:%{!MM:%{!E:%{!S: %l %{static|shared|r:;!no-pie:-pie} %{!nostdlib:%{!r:%{!nodefaultlibs:%{%:sanitize(address):%{static-libasan:%{!shared:-Bstatic --whole-archive -lasan --no-whole-archive -Bdynamic}}%{!static-libasan:--push-state --no-as-needed -lasan --pop-state}} %{%:sanitize(hwaddress):%{static-libhwasan:%{!shared:-Bstatic --whole-archive -lhwasan --no-whole-archive -Bdynamic}}%{!static-libhwasan:--push-state --no-as-needed -lhwasan --pop-state}} %{%:sanitize(thread):%{static-libtsan:%{!shared:-Bstatic --whole-archive -ltsan --no-whole-archive -Bdynamic}}%{!static-libtsan:--push-state --no-as-needed -ltsan --pop-state}} %{%:sanitize(leak):%{static-liblsan:%{!shared:-Bstatic --whole-archive -llsan --no-whole-archive -Bdynamic}}%{!static-liblsan:--push-state --no-as-needed -llsan --pop-state}}}}} %o %{fopenacc|fopenmp:%(link_gomp)} %{fgnu-tm:%(link_itm)} %{fprofile-arcs|fprofile-generate*|coverage:-lgcov} %{!nostdlib:%{!r:%{!nodefaultlibs:%{%:sanitize(undefined):%{static-libubsan:-Bstatic} %{!static-libubsan:--push-state --no-as-needed} -lubsan  %{static-libubsan:-Bdynamic} %{!static-libubsan:--pop-state}}}}} %{!nostdlib:%{!r:%{!nodefaultlibs:%(link_gcc_c_sequence)}}}}}}}}}
+
+`)
+
+// model works out what the driver adds for these switches, caching per
+// driver and switch set within the session.
+func (s *session) model(driver string, kind toolKind, name string, switches []string) driverModel {
+	key := driver + "\x00" + switchKey(switches)
+	if m, ok := s.models[key]; ok {
+		return m
+	}
+	var m driverModel
+	switch kind {
+	case toolClang:
+		m.before, m.after = evalLinkCommand(clangSpecs, switches)
+		m.source = "clang driver (passes no --as-needed)"
+		m.determined = true
+	case toolGCC, toolOther:
+		specs, err := s.specs(driver, kind)
+		switch {
+		case err == nil:
+			m.before, m.after = evalLinkCommand(specs, switches)
+			m.source = "gcc -dumpspecs of " + driver
+			m.determined = true
+			m.moveLibm = true
+		case kind == toolGCC:
+			m.before, m.after = evalLinkCommand(gccFallbackSpecs, switches)
+			m.source = "not determined: " + err.Error()
+			m.moveLibm = true
+		default:
+			m.source = "not determined: unknown driver " + name
+		}
+	}
+	s.models[key] = m
+	return m
+}
+
+// specs returns the driver's specs: injected, else from running it. Only
+// programs named like gcc are run; another unknown driver is not.
+func (s *session) specs(driver string, kind toolKind) (specSet, error) {
+	if sp, ok := s.specCache[driver]; ok {
+		return sp.specs, sp.err
+	}
+	var text string
+	var err error
+	switch {
+	case s.opt.Specs != nil:
+		text, err = s.opt.Specs(driver)
+		if err == nil && !strings.Contains(text, "*link_command:") {
+			err = fmt.Errorf("specs of %s have no *link_command:", driver)
+		}
+	case kind == toolGCC:
+		text, err = defaultSpecs(driver)
+	default:
+		err = fmt.Errorf("%s is not known to be gcc", driver)
+	}
+	var sp specSet
+	if err == nil {
+		sp = parseSpecs(text)
+	}
+	s.specCache[driver] = specResult{sp, err}
+	return sp, err
+}
+
+type specResult struct {
+	specs specSet
+	err   error
+}
+
+// switchKey keys a switch set for the model cache: only switches a spec
+// can test matter, but cheaper to keep all, sorted.
+func switchKey(sw []string) string {
+	c := append([]string(nil), sw...)
+	sort.Strings(c)
+	return strings.Join(c, "\x01")
+}
+
+// realPath resolves symlinks of a driver that exists here, so /usr/bin/c++
+// (an alternatives link) is classified by what it runs.
+func realPath(p string) string {
+	if !strings.ContainsRune(p, '/') {
+		lp, err := exec.LookPath(p)
+		if err != nil {
+			return p
+		}
+		p = lp
+	}
+	if _, err := os.Stat(p); err != nil {
+		return p
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return p
+	}
+	return r
+}

@@ -1,0 +1,159 @@
+package linkline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxRspDepth bounds response files nested in response files.
+const maxRspDepth = 16
+
+// ErrResponseFile is wrapped by every response-file error: a missing file, a
+// cycle, or nesting deeper than 16.
+var ErrResponseFile = errors.New("response file")
+
+// word is one argument with where it was read.
+type word struct {
+	text string
+	src  Source
+}
+
+// splitRsp splits response-file text as GCC's libiberty (buildargv) does:
+// whitespace separates arguments; single and double quotes group, and a
+// backslash escapes the next character everywhere, inside quotes too. A
+// quoted empty string is an (empty) argument. Each word records its line.
+func splitRsp(data, file string) []word {
+	var (
+		out     []word
+		cur     strings.Builder
+		inArg   bool
+		squote  bool
+		dquote  bool
+		bsquote bool
+		line    = 1
+		start   = 1
+	)
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if !inArg {
+			if isSpace(c) {
+				if c == '\n' {
+					line++
+				}
+				continue
+			}
+			inArg = true
+			start = line
+		}
+		if c == '\n' {
+			line++
+		}
+		switch {
+		case bsquote:
+			bsquote = false
+			cur.WriteByte(c)
+		case c == '\\':
+			bsquote = true
+		case squote:
+			if c == '\'' {
+				squote = false
+			} else {
+				cur.WriteByte(c)
+			}
+		case dquote:
+			if c == '"' {
+				dquote = false
+			} else {
+				cur.WriteByte(c)
+			}
+		case isSpace(c):
+			out = append(out, word{cur.String(), Source{File: file, Line: start}})
+			cur.Reset()
+			inArg = false
+		case c == '\'':
+			squote = true
+		case c == '"':
+			dquote = true
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if inArg {
+		out = append(out, word{cur.String(), Source{File: file, Line: start}})
+	}
+	return out
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// expandRsp replaces each @file argument by the arguments the file holds,
+// recursively, as GCC and GNU ld do. A relative path is taken from dir (the
+// tools open it relative to their working directory, also when named in
+// another response file). Contents known without reading (ninja's
+// rspfile_content, in s.overlay) are used first. chain is the response files
+// being expanded, outermost first.
+func (s *session) expandRsp(args []word, dir string, chain []string) ([]word, error) {
+	var out []word
+	for i, a := range args {
+		if len(a.text) < 2 || a.text[0] != '@' {
+			if out != nil {
+				out = append(out, a)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]word, 0, len(args)+16), args[:i]...)
+		}
+		name := a.text[1:]
+		path := name
+		if !filepath.IsAbs(path) && dir != "" {
+			path = filepath.Join(dir, path)
+		}
+		path = filepath.Clean(path)
+		for _, c := range chain {
+			if c == path {
+				return nil, fmt.Errorf("%s%w cycle: %s", at(a.src), ErrResponseFile, strings.Join(append(chain, path), " -> "))
+			}
+		}
+		if len(chain) >= maxRspDepth {
+			return nil, fmt.Errorf("%s%w nesting deeper than %d: %s", at(a.src), ErrResponseFile, maxRspDepth, strings.Join(append(chain, path), " -> "))
+		}
+		data, ok := s.overlay[path]
+		src := path
+		if ok {
+			src = s.overlaySrc[path]
+		} else {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				what := name
+				if len(chain) > 0 {
+					what = fmt.Sprintf("%s (via %s)", name, strings.Join(chain, " -> "))
+				}
+				return nil, fmt.Errorf("%s%w %s: %w", at(a.src), ErrResponseFile, what, err)
+			}
+			data = string(b)
+		}
+		words := splitRsp(data, src)
+		if ok {
+			// Inline content: every word is attributed to the statement
+			// that declared it.
+			for j := range words {
+				words[j].src = a.src
+			}
+		}
+		sub, err := s.expandRsp(words, dir, append(chain[:len(chain):len(chain)], path))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub...)
+	}
+	if out == nil {
+		return args, nil
+	}
+	return out, nil
+}

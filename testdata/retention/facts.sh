@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# testdata/retention/facts.sh: the ground truth of a fixture build, read from
+# the produced binaries (and their link maps) only, never from the link lines.
+#
+#   facts.sh BUILDDIR
+#
+# BUILDDIR is a directory build.sh built. For every consumer (bin/consumer_*
+# executables and lib/_portable_lib*.so modules, sorted by name) it prints one
+# fact per line, "CONSUMER FACT VALUE...":
+#
+#   C KIND exe|module
+#   C LINKER bfd|gold|lld|mold       from .note.gnu.gold-version / .comment
+#   C NEEDED libX.so                  each DT_NEEDED, in order (readelf -dW)
+#   C RUNPATH p | C RPATH p           DT_RUNPATH / DT_RPATH, if any
+#   C LOADS libX.so                   each project library in the DT_NEEDED
+#                                     closure (resolved in BUILDDIR/lib),
+#                                     breadth-first: the load set
+#   C BACKEND libet_backend_N.so loaded|absent
+#                                     for every backend library in BUILDDIR/lib:
+#                                     is it in the load set (its static
+#                                     initializer runs) or not
+#   C MEMBER register_kernels.o present|absent
+#                                     its static initializer
+#                                     (_GLOBAL__sub_I_register_kernels*) is in
+#                                     the output's symbol table (nm)
+#   C MEMBER op_add.o present|absent  et_op_add is defined in the output (nm)
+#   C MAP_MEMBER register_kernels.o present|absent
+#                                     the link map names
+#                                     libet_kernels.a(register_kernels.o)
+#   C DEFINES register_backend OBJ    each object of the load set whose dynamic
+#                                     symbol table defines
+#                                     executorch::runtime::register_backend
+#                                     (nm -D --defined-only)
+#   C DEFINES registered_backends OBJ the same for the registry state
+#   C REGISTRY_DEFINERS N             how many objects of the load set define
+#                                     register_backend (2 or more: ET103)
+#   C RUN backends=N kernels=M        what the consumer prints when run
+#                                     (LD_LIBRARY_PATH=BUILDDIR/lib; a module is
+#                                     dlopened RTLD_LOCAL by bin/module_loader)
+#   C RUN_BACKEND NAME                each backend name it prints
+#   C RUN failed rc=N: MESSAGE        it did not run to completion
+#   C RUN skipped: REASON             not runnable here (an aarch64 build with
+#                                     no qemu-aarch64)
+#
+# A first line "# build linker=... arch=... generator=..." comes from
+# BUILDDIR/.et-build. Exit status: 0, or 2 for a bad BUILDDIR.
+set -euo pipefail
+export LC_ALL=C
+
+[ $# -eq 1 ] || { echo "usage: facts.sh BUILDDIR" >&2; exit 2; }
+b=$(cd "$1" 2>/dev/null && pwd) || { echo "facts.sh: error: no directory $1" >&2; exit 2; }
+[ -d "$b/bin" ] && [ -d "$b/lib" ] || { echo "facts.sh: error: $b has no bin/ and lib/; build it with build.sh first" >&2; exit 2; }
+
+machine=$(readelf -hW "$b/lib/libet_runtime.so" | sed -n 's/^ *Machine: *//p')
+case "$machine" in
+  AArch64) arch=aarch64; NM=aarch64-linux-gnu-nm ;;
+  "Advanced Micro Devices X86-64") arch=x86_64; NM=nm ;;
+  *) echo "facts.sh: error: unexpected machine '$machine'" >&2; exit 2 ;;
+esac
+command -v "$NM" >/dev/null || { echo "facts.sh: error: $NM not found" >&2; exit 2; }
+
+[ -f "$b/.et-build" ] && echo "# build $(cat "$b/.et-build")"
+
+# How to run a binary of this build, or why not.
+runner=() run_skip=""
+host=$(uname -m)
+if [ "$arch" != "$host" ]; then
+  if [ "$arch" = aarch64 ] && command -v qemu-aarch64 >/dev/null; then
+    runner=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+  else
+    run_skip="$arch binary on $host, no qemu-$arch"
+  fi
+fi
+
+linker_of() {
+  if readelf -SW "$1" 2>/dev/null | grep -q '\.note\.gnu\.gold-version'; then echo gold
+  elif readelf -p .comment "$1" 2>/dev/null | grep -q 'Linker: .*LLD'; then echo lld
+  elif readelf -p .comment "$1" 2>/dev/null | grep -q 'mold '; then echo mold
+  else echo bfd; fi
+}
+needed_of() { readelf -dW "$1" | sed -n 's/.*(NEEDED).*Shared library: \[\(.*\)\]/\1/p'; }
+
+REG_FN='_ZN10executorch7runtime16register_backendERKNS0_7BackendE'
+REG_STATE='_ZN10executorch7runtime8internal19registered_backendsE'
+
+facts_for() {
+  local f=$1 c kind
+  c=$(basename "$f"); c=${c%.so}
+  case "$f" in *.so) kind=module ;; *) kind=exe ;; esac
+  echo "$c KIND $kind"
+  echo "$c LINKER $(linker_of "$f")"
+  needed_of "$f" | sed "s/^/$c NEEDED /"
+  readelf -dW "$f" | sed -n "s/.*(RUNPATH).*Library runpath: \[\(.*\)\]/$c RUNPATH \1/p;s/.*(RPATH).*Library rpath: \[\(.*\)\]/$c RPATH \1/p"
+
+  # The load set: breadth-first DT_NEEDED closure over the project's libraries.
+  local -a queue=("$f") loadset=() seen=()
+  local cur n
+  while [ ${#queue[@]} -gt 0 ]; do
+    cur=${queue[0]}; queue=("${queue[@]:1}")
+    while read -r n; do
+      [ -n "$n" ] && [ -f "$b/lib/$n" ] || continue
+      case " ${seen[*]-} " in *" $n "*) continue ;; esac
+      seen+=("$n"); loadset+=("$n"); queue+=("$b/lib/$n")
+    done < <(needed_of "$cur")
+  done
+  for n in "${loadset[@]+"${loadset[@]}"}"; do echo "$c LOADS $n"; done
+
+  local lib bn
+  for lib in "$b"/lib/libet_backend_*.so; do
+    bn=$(basename "$lib")
+    case " ${loadset[*]-} " in *" $bn "*) echo "$c BACKEND $bn loaded" ;; *) echo "$c BACKEND $bn absent" ;; esac
+  done
+
+  local syms
+  syms=$("$NM" "$f" 2>/dev/null || true)
+  if grep -q ' _GLOBAL__sub_I_register_kernels' <<<"$syms"; then echo "$c MEMBER register_kernels.o present"; else echo "$c MEMBER register_kernels.o absent"; fi
+  if grep -Eq ' [TtWw] et_op_add$' <<<"$syms"; then echo "$c MEMBER op_add.o present"; else echo "$c MEMBER op_add.o absent"; fi
+  if [ -f "$f.map" ] && grep -q 'libet_kernels\.a(register_kernels\.o)' "$f.map"; then
+    echo "$c MAP_MEMBER register_kernels.o present"
+  else
+    echo "$c MAP_MEMBER register_kernels.o absent"
+  fi
+
+  local obj dyn definers=0
+  for obj in "$f" "${loadset[@]/#/$b/lib/}"; do
+    [ -f "$obj" ] || continue
+    dyn=$("$NM" -D --defined-only "$obj" 2>/dev/null | awk '{print $NF}')
+    if grep -qx "$REG_FN" <<<"$dyn"; then
+      echo "$c DEFINES register_backend $(basename "$obj")"; definers=$((definers + 1))
+    fi
+    if grep -qx "$REG_STATE" <<<"$dyn"; then echo "$c DEFINES registered_backends $(basename "$obj")"; fi
+  done
+  echo "$c REGISTRY_DEFINERS $definers"
+
+  if [ -n "$run_skip" ]; then echo "$c RUN skipped: $run_skip"; return; fi
+  local out rc=0 cmd
+  if [ "$kind" = module ]; then cmd=("${runner[@]}" "$b/bin/module_loader" "$f"); else cmd=("${runner[@]}" "$f"); fi
+  out=$(cd "$b" && LD_LIBRARY_PATH="$b/lib" timeout 20 "${cmd[@]}" 2>&1) || rc=$?
+  if [ "$rc" -ne 0 ] || ! grep -q '^backends=[0-9]* kernels=[0-9]*$' <<<"$out"; then
+    echo "$c RUN failed rc=$rc: $(head -1 <<<"$out" | sed "s|$b/||g")"
+    return
+  fi
+  echo "$c RUN $(grep '^backends=' <<<"$out")"
+  sed -n "s/^backend=/$c RUN_BACKEND /p" <<<"$out"
+}
+
+shopt -s nullglob
+consumers=()
+for f in "$b"/bin/consumer_* "$b"/lib/_portable_lib*.so; do
+  case "$f" in *.map) continue ;; esac
+  consumers+=("$f")
+done
+[ ${#consumers[@]} -gt 0 ] || { echo "facts.sh: error: no consumers in $b/bin or $b/lib" >&2; exit 2; }
+while IFS= read -r f; do facts_for "$f"; done < <(printf '%s\n' "${consumers[@]}" | awk -F/ '{print $NF "\t" $0}' | sort | cut -f2-)
