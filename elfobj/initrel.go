@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sort"
 	"strings"
+
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // maxDepth bounds how deep initializers are followed through the object's
@@ -166,13 +168,27 @@ func (ro *relObject) calls(fn fnSpan) []string {
 		sec := ro.sym(uint32(fn.sym)).Section
 		rs := ro.relocs[int(sec)]
 		i := sort.Search(len(rs), func(i int) bool { return rs[i].off >= fn.start })
+		relocated := map[uint64]bool{}
 		for ; i < len(rs) && rs[i].off < fn.end; i++ {
+			relocated[rs[i].off] = true
 			callee, name := ro.target(rs[i].sym, rs[i].addend)
 			if s := ro.sym(rs[i].sym); s != nil && elf.ST_TYPE(s.Info) != elf.STT_SECTION && name != "" && !seenName[name] {
 				seenName[name] = true
 				out = append(out, name)
 			}
 			if callee != nil && ro.executable(ro.sym(uint32(callee.sym)).Section) {
+				walk(*callee, depth+1)
+			}
+		}
+		// Calls within one section need no relocation: the assembler
+		// resolves them (at -O0, _GLOBAL__sub_I_ calls the static-init
+		// function this way).
+		for _, t := range ro.localCalls(int(sec), fn, relocated) {
+			if callee := ro.funcAt(int(sec), t); callee != nil {
+				if name := ro.sym(uint32(callee.sym)).Name; name != "" && !seenName[name] {
+					seenName[name] = true
+					out = append(out, name)
+				}
 				walk(*callee, depth+1)
 			}
 		}
@@ -183,4 +199,43 @@ func (ro *relObject) calls(fn fnSpan) []string {
 
 func (ro *relObject) executable(sec elf.SectionIndex) bool {
 	return int(sec) < len(ro.f.Sections) && ro.f.Sections[sec].Flags&elf.SHF_EXECINSTR != 0
+}
+
+// localCalls decodes fn's code for direct calls and jumps whose target field
+// carries no relocation, and returns their targets (section offsets).
+func (ro *relObject) localCalls(sec int, fn fnSpan, relocated map[uint64]bool) []uint64 {
+	if sec >= len(ro.f.Sections) {
+		return nil
+	}
+	data, err := ro.f.Sections[sec].Data()
+	if err != nil || fn.end > uint64(len(data)) || fn.start >= fn.end {
+		return nil
+	}
+	var out []uint64
+	code := data[fn.start:fn.end]
+	switch ro.f.Machine {
+	case elf.EM_X86_64:
+		for pc := 0; pc < len(code); {
+			inst, err := x86asm.Decode(code[pc:], 64)
+			if err != nil || inst.Len == 0 {
+				pc++ // not an instruction start we understand; resynchronise
+				continue
+			}
+			if rel, ok := inst.Args[0].(x86asm.Rel); ok && (inst.Op == x86asm.CALL || inst.Op == x86asm.JMP) {
+				field := fn.start + uint64(pc+inst.Len-4)
+				if !relocated[field] {
+					out = append(out, uint64(int64(fn.start)+int64(pc+inst.Len)+int64(rel)))
+				}
+			}
+			pc += inst.Len
+		}
+	case elf.EM_AARCH64:
+		for pc := 0; pc+4 <= len(code); pc += 4 {
+			in := ro.f.ByteOrder.Uint32(code[pc:])
+			if (in>>26 == 0b100101 || in>>26 == 0b000101) && !relocated[fn.start+uint64(pc)] {
+				out = append(out, uint64(int64(fn.start)+int64(pc)+signExtend(in&(1<<26-1), 26)<<2))
+			}
+		}
+	}
+	return out
 }

@@ -63,7 +63,8 @@ type Initializer struct {
 	Calls []string `json:"calls,omitempty"`
 	// Method says how Calls was found and so how far to trust it:
 	// "relocations" (relocatable objects: every reference the linker will
-	// resolve, exact), "disassembly" (shared objects: calls decoded from the
+	// resolve, plus the direct calls within one section that the assembler
+	// resolved itself, decoded: exact), "disassembly" (shared objects: calls decoded from the
 	// machine code and resolved through the PLT and GOT; misses calls through
 	// function pointers computed at run time), "imports" (a machine the
 	// decoder does not know: every imported function, an over-approximation).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/demangle"
 )
 
@@ -20,6 +21,15 @@ import (
 //	# Symbols meant to be defined by both sides (globs on raw or demangled names).
 //	allow = ["my_shared_abi_*"]
 //
+//	[registration]
+//	# Extra registration functions: globs over demangled qualified names.
+//	patterns = ["mylib::registry::add_*"]
+//
+//	[retention]
+//	# The project's own helpers, suggested as fixes ({target}, {library}).
+//	fix_as_needed = "executorch_target_link_options_shared_lib({library})"
+//	fix_whole_archive = "target_link_libraries({target} PRIVATE $<LINK_LIBRARY:WHOLE_ARCHIVE,{library}>)"
+//
 //	# Ownership manifest: each group of symbols has one owning library.
 //	[[owner]]
 //	library = "libexecutorch_threadpool.so*"   # glob on the file name
@@ -30,7 +40,14 @@ type Config struct {
 	Conflicts  struct {
 		Allow []string `toml:"allow"`
 	} `toml:"conflicts"`
-	Owners []Owner `toml:"owner"`
+	Owners       []Owner `toml:"owner"`
+	Registration struct {
+		Patterns []string `toml:"patterns"`
+	} `toml:"registration"`
+	Retention struct {
+		FixAsNeeded     string `toml:"fix_as_needed"`
+		FixWholeArchive string `toml:"fix_whole_archive"`
+	} `toml:"retention"`
 }
 
 // Owner names the one library that may export a group of symbols.
@@ -109,4 +126,34 @@ func (o *Owner) covers(sym, comp string) bool {
 		}
 	}
 	return matchAny(o.Symbols, sym)
+}
+
+// RegistrationPatterns returns the default registration patterns extended
+// by the config.
+func (c *Config) RegistrationPatterns() (*analyze.Patterns, error) {
+	p := analyze.DefaultPatterns()
+	if err := p.Add(c.Registration.Patterns...); err != nil {
+		return nil, fmt.Errorf("[registration] %w", err)
+	}
+	return p, nil
+}
+
+// fix expands the project's own fix helper for kind ("as-needed" or
+// "whole-archive"), or returns "" when none is configured.
+func (c *Config) fix(kind, target, library string) string {
+	if c == nil {
+		return ""
+	}
+	tmpl := c.Retention.FixAsNeeded
+	if kind == "whole-archive" {
+		tmpl = c.Retention.FixWholeArchive
+	}
+	if tmpl == "" {
+		return ""
+	}
+	lib := strings.TrimPrefix(path.Base(library), "lib")
+	if i := strings.IndexAny(lib, "."); i > 0 {
+		lib = lib[:i]
+	}
+	return strings.NewReplacer("{target}", target, "{library}", lib).Replace(tmpl)
 }

@@ -34,14 +34,17 @@ type Rule struct {
 
 // Context is what a rule's Check reads.
 type Context struct {
-	Build      *analyze.Build
+	// Build is the wheel and its peer, for the symbol rules.
+	Build *analyze.Build
+	// Retention holds one LinkFacts per link, for the retention rules.
+	Retention  []*analyze.LinkFacts
 	Config     *Config
 	Components *demangle.Components
 }
 
 // All returns the catalogue in ID order.
 func All() []*Rule {
-	all := []*Rule{ET301, ET302}
+	all := []*Rule{ET101, ET102, ET103, ET301, ET302}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }

@@ -1,0 +1,586 @@
+package analyze
+
+import (
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/linkline"
+	"github.com/etlink/etlink/linkmap"
+)
+
+// LinkFacts is what one link does with the registrations on its line.
+type LinkFacts struct {
+	Link *linkline.Link
+	// Map is the link's map file, nil when none was found.
+	Map *linkmap.Map
+	// Output is the produced file, nil when it does not exist (yet).
+	Output *elfobj.Object
+	// Linker is bfd, gold, lld or mold: from -fuse-ld, the map's format, or
+	// the driver's default (bfd).
+	Linker string
+	// Libraries are the shared libraries on the line whose initializers
+	// register something.
+	Libraries []LibraryFate
+	// Members are the archive members whose initializers register something.
+	Members []MemberFate
+	// Splits are registration functions defined by more than one object of
+	// the output's load set.
+	Splits []Split
+	// Unread are inputs that could not be read; the facts above do without them.
+	Unread []error
+	// LoadSet is the output and its DT_NEEDED closure, in the order the
+	// loader maps them, when the output exists.
+	LoadSet []*elfobj.Object
+	process *Process
+}
+
+// Ref is a reference: a symbol and the file that needs it.
+type Ref struct {
+	Symbol string
+	File   string
+}
+
+// LibraryFate says whether a registering shared library reaches DT_NEEDED.
+type LibraryFate struct {
+	Input         linkline.Input
+	Object        *elfobj.Object
+	Registrations []Registration
+	Kept          bool
+	// Observed is true when Kept was read from the output's DT_NEEDED,
+	// false when it is predicted from the inputs.
+	Observed bool
+	// Predicted is what the model of the linker says, also when observed.
+	Predicted bool
+	// RefBy are the references that keep it: predicted, or from the map.
+	RefBy   []Ref
+	MapLine int
+	// Into is the object whose registration function the initializer's
+	// call binds to in the output's process: the registry copy it fills.
+	Into *elfobj.Object
+}
+
+// MemberFate says whether a registering archive member is extracted.
+type MemberFate struct {
+	Input         linkline.Input // the archive
+	Object        *elfobj.Object // the member
+	Registrations []Registration
+	Extracted     bool
+	Observed      bool // from the map, not predicted
+	Predicted     bool
+	RefBy         []Ref
+	MapLine       int
+	Into          *elfobj.Object // as LibraryFate.Into
+}
+
+// Split is a registration function that several objects of one load set
+// define: registrations may land in a table the consumer does not read.
+type Split struct {
+	Symbol string
+	Defs   []Def
+	// Registrars are the objects whose initializers call Symbol and the
+	// definition each call binds to; Consumer is where the output's own
+	// references bind.
+	Registrars []Binding
+	Consumer   Binding
+}
+
+// Retention reads link inputs (cached across links: many links share a
+// library) and decides what each link keeps.
+type Retention struct {
+	Patterns *Patterns
+	Loader   *Loader
+	mu       sync.Mutex
+	cache    map[string]readResult
+}
+
+type readResult struct {
+	objs []*elfobj.Object
+	err  error
+}
+
+// NewRetention returns an engine that matches registrations with p and
+// resolves output load sets with l.
+func NewRetention(p *Patterns, l *Loader) *Retention {
+	return &Retention{Patterns: p, Loader: l, cache: map[string]readResult{}}
+}
+
+// read returns the objects of an input file: one, or an archive's members.
+func (r *Retention) read(path string) ([]*elfobj.Object, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if res, ok := r.cache[path]; ok {
+		return res.objs, res.err
+	}
+	objs, errs := elfobj.Open([]string{path}, elfobj.Options{Initializers: true, Workers: 1})
+	var err error
+	if len(errs) > 0 {
+		err = errs[0]
+	}
+	r.cache[path] = readResult{objs, err}
+	return objs, err
+}
+
+// Analyze decides, for one link, the fate of every registering library and
+// archive member, observed from the output and map where they exist and
+// predicted from the inputs otherwise (and alongside, for comparison).
+func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
+	f := &LinkFacts{Link: link, Map: m, Linker: linkerOf(link, m)}
+	if out := abs(link.Dir, link.Output); out != "" {
+		if _, err := os.Stat(out); err == nil {
+			if o, err := elfobj.OpenFile(out, elfobj.Options{Initializers: true}); err == nil {
+				f.Output = o
+			} else {
+				f.Unread = append(f.Unread, err)
+			}
+		}
+	}
+	sim := &linkSim{r: r, f: f, positional: f.Linker == "bfd"}
+	sim.run()
+	f.observe()
+	if f.Output != nil {
+		r.load(f)
+	}
+	f.Splits = r.splits(f)
+	r.registries(f)
+	return f
+}
+
+// load maps the output and its DT_NEEDED closure as the loader would: an
+// executable's closure is the global scope, a module is dlopened.
+func (r *Retention) load(f *LinkFacts) {
+	r.mu.Lock()
+	r.Loader.remember(f.Output)
+	r.mu.Unlock()
+	f.process = NewProcess(r.Loader)
+	f.LoadSet = f.process.Dlopen(f.Output, f.Output.Type == elf.ET_EXEC || !IsExtension(f.Output))
+	for _, o := range f.LoadSet {
+		if len(o.Initializers) == 0 && o != f.Output {
+			// The loader opens libraries without reading initializers.
+			if objs, err := r.read(o.Path); err == nil && len(objs) == 1 {
+				o.Initializers = objs[0].Initializers
+			}
+		}
+	}
+}
+
+// registries records which registry copy each kept registration fills.
+func (r *Retention) registries(f *LinkFacts) {
+	if f.process == nil {
+		return
+	}
+	names := map[string]bool{}
+	for _, lf := range f.Libraries {
+		for _, reg := range lf.Registrations {
+			names[reg.Call] = true
+		}
+	}
+	for _, mf := range f.Members {
+		for _, reg := range mf.Registrations {
+			names[reg.Call] = true
+		}
+	}
+	defs := Index(f.LoadSet, names)
+	for i := range f.Libraries {
+		lf := &f.Libraries[i]
+		if lf.Kept {
+			lf.Into = f.process.Bind(defs, f.loaded(lf.Object), lf.Registrations[0].Call, "")
+		}
+	}
+	for i := range f.Members {
+		mf := &f.Members[i]
+		if mf.Extracted {
+			mf.Into = f.process.Bind(defs, f.Output, mf.Registrations[0].Call, "")
+		}
+	}
+}
+
+// loaded returns the load-set object that is the same file as o (the loader
+// and the link read it under different names), or o.
+func (f *LinkFacts) loaded(o *elfobj.Object) *elfobj.Object {
+	for _, q := range f.LoadSet {
+		if q == o || sameFile(q.Path, o.Path) {
+			return q
+		}
+	}
+	return o
+}
+
+func abs(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// linkerOf names the linker that ran: -fuse-ld, the map's format, or bfd
+// (what gcc and g++ run by default on Linux).
+func linkerOf(l *linkline.Link, m *linkmap.Map) string {
+	switch name := strings.TrimPrefix(filepath.Base(l.Linker), "ld."); {
+	case name == "bfd", name == "gold", name == "lld", name == "mold":
+		return name
+	case strings.Contains(name, "lld"):
+		return "lld"
+	case strings.Contains(name, "mold"):
+		return "mold"
+	case strings.Contains(name, "gold"):
+		return "gold"
+	}
+	if m != nil {
+		return m.Format.String()
+	}
+	return "bfd"
+}
+
+// linkSim replays symbol resolution over the inputs in order.
+//
+// The model: regular objects are always loaded; an archive member is
+// extracted when --whole-archive is in force or it defines a symbol that is
+// undefined at that point (archives are rescanned until nothing more is
+// pulled, and a --start-group rescans the group); a shared library under
+// --as-needed is kept when it defines a non-weak undefined symbol that
+// nothing earlier defines. GNU ld (bfd) decides at the library's position
+// on the line, from the references before it; gold, lld and mold decide
+// after reading everything, from all references (positional is false).
+// Not modelled: references from shared libraries pulling archive members,
+// symbol versions, and linker scripts (Debian's libc.so): implicit driver
+// inputs only carry the state.
+type linkSim struct {
+	r          *Retention
+	f          *LinkFacts
+	positional bool
+	defined    map[string]bool
+	undef      map[string]Ref // non-weak undefined so far, with the first file needing it
+	weakUndef  map[string]Ref
+}
+
+type loadedInput struct {
+	in   linkline.Input
+	objs []*elfobj.Object
+}
+
+func (s *linkSim) run() {
+	s.defined, s.undef, s.weakUndef = map[string]bool{}, map[string]Ref{}, map[string]Ref{}
+	var inputs []loadedInput
+	for _, in := range s.f.Link.Inputs {
+		if in.Path == "" || (in.Kind != linkline.KindObject && in.Kind != linkline.KindArchive && in.Kind != linkline.KindShared) {
+			continue
+		}
+		objs, err := s.r.read(abs(s.f.Link.Dir, in.Path))
+		if err != nil {
+			if !in.Implicit {
+				s.f.Unread = append(s.f.Unread, err)
+			}
+			continue
+		}
+		inputs = append(inputs, loadedInput{in, objs})
+	}
+	if !s.positional {
+		// Everything the objects and archives need is known before any
+		// shared library's fate is decided.
+		s.loadStatic(inputs)
+	}
+	for i := 0; i < len(inputs); i++ {
+		li := inputs[i]
+		switch li.in.Kind {
+		case linkline.KindObject:
+			if s.positional {
+				s.load(li.objs[0])
+			}
+		case linkline.KindArchive:
+			if s.positional {
+				end := i
+				if g := li.in.State.Group; g > 0 {
+					for end+1 < len(inputs) && inputs[end+1].in.State.Group == g {
+						end++
+					}
+				}
+				s.extract(inputs[i:end+1], true)
+				i = end
+			}
+		case linkline.KindShared:
+			s.shared(li)
+		}
+	}
+	if !s.positional {
+		return
+	}
+	// Members recorded by extract in positional mode are final; shared libs too.
+}
+
+// loadStatic loads every object and extracts archive members to a fixed point.
+func (s *linkSim) loadStatic(inputs []loadedInput) {
+	var archives []loadedInput
+	for _, li := range inputs {
+		switch li.in.Kind {
+		case linkline.KindObject:
+			s.load(li.objs[0])
+		case linkline.KindArchive:
+			archives = append(archives, li)
+		}
+	}
+	s.extract(archives, true)
+}
+
+// load adds an object's definitions and references.
+func (s *linkSim) load(o *elfobj.Object) {
+	for i := range o.Symbols {
+		sym := &o.Symbols[i]
+		if sym.Name == "" {
+			continue
+		}
+		if sym.Defined() {
+			s.defined[sym.Name] = true
+			delete(s.undef, sym.Name)
+			delete(s.weakUndef, sym.Name)
+			continue
+		}
+		if s.defined[sym.Name] {
+			continue
+		}
+		ref := Ref{Symbol: sym.Name, File: o.Path}
+		if sym.Binding == elf.STB_WEAK {
+			if _, ok := s.weakUndef[sym.Name]; !ok {
+				s.weakUndef[sym.Name] = ref
+			}
+		} else if _, ok := s.undef[sym.Name]; !ok {
+			s.undef[sym.Name] = ref
+		}
+	}
+}
+
+// extract pulls archive members until no member of archives defines an
+// undefined symbol, recording the registering members' fate.
+func (s *linkSim) extract(archives []loadedInput, record bool) {
+	done := map[*elfobj.Object]Ref{}
+	whole := map[*elfobj.Object]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, li := range archives {
+			for _, m := range li.objs {
+				if _, ok := done[m]; ok {
+					continue
+				}
+				if li.in.State.WholeArchive {
+					done[m], whole[m] = Ref{}, true
+					s.load(m)
+					changed = true
+					continue
+				}
+				if ref, ok := s.pulls(m); ok {
+					done[m] = ref
+					s.load(m)
+					changed = true
+				}
+			}
+		}
+	}
+	if !record {
+		return
+	}
+	for _, li := range archives {
+		for _, m := range li.objs {
+			regs := s.r.Patterns.Registrations(m)
+			if len(regs) == 0 {
+				continue
+			}
+			ref, ok := done[m]
+			mf := MemberFate{Input: li.in, Object: m, Registrations: regs, Extracted: ok, Predicted: ok}
+			if ok && !whole[m] {
+				mf.RefBy = []Ref{ref}
+			}
+			s.f.Members = append(s.f.Members, mf)
+		}
+	}
+}
+
+// pulls reports whether member m defines a symbol that is undefined now.
+func (s *linkSim) pulls(m *elfobj.Object) (Ref, bool) {
+	for i := range m.Symbols {
+		sym := &m.Symbols[i]
+		if !sym.Defined() || sym.Binding == elf.STB_LOCAL {
+			continue
+		}
+		if ref, ok := s.undef[sym.Name]; ok {
+			return ref, true
+		}
+	}
+	return Ref{}, false
+}
+
+// shared decides a shared library's fate and adds its definitions.
+func (s *linkSim) shared(li loadedInput) {
+	o := li.objs[0]
+	var refs []Ref
+	for i := range o.Symbols {
+		sym := &o.Symbols[i]
+		if sym.Exported() {
+			if ref, ok := s.undef[sym.Name]; ok {
+				refs = append(refs, ref)
+			}
+		}
+	}
+	kept := !li.in.State.AsNeeded || len(refs) > 0
+	if kept {
+		for i := range o.Symbols {
+			if sym := &o.Symbols[i]; sym.Exported() {
+				s.defined[sym.Name] = true
+				delete(s.undef, sym.Name)
+			}
+		}
+	}
+	if regs := s.r.Patterns.Registrations(o); len(regs) > 0 {
+		sort.Slice(refs, func(i, j int) bool { return refs[i].Symbol < refs[j].Symbol })
+		s.f.Libraries = append(s.f.Libraries, LibraryFate{Input: li.in, Object: o, Registrations: regs,
+			Kept: kept, Predicted: kept, RefBy: refs})
+	}
+}
+
+// observe overrides predictions with what the output and the map show.
+func (f *LinkFacts) observe() {
+	if f.Output != nil {
+		needed := map[string]bool{}
+		for _, n := range f.Output.Needed {
+			needed[n] = true
+		}
+		for i := range f.Libraries {
+			lf := &f.Libraries[i]
+			lf.Kept, lf.Observed = needed[neededName(lf.Object)], true
+		}
+	}
+	if f.Map == nil {
+		return
+	}
+	for i := range f.Libraries {
+		lf := &f.Libraries[i]
+		for _, k := range f.Map.AsNeeded {
+			if sameFile(k.Library, lf.Object.Path) {
+				lf.RefBy = []Ref{{Symbol: k.BySymbol, File: k.ByFile}}
+				lf.MapLine = k.Line
+			}
+		}
+	}
+	for i := range f.Members {
+		mf := &f.Members[i]
+		mf.Observed, mf.Extracted = true, false
+		for _, in := range f.Map.Loaded {
+			if in.Member == mf.Object.Member && sameFile(in.Archive, mf.Object.Archive) {
+				mf.Extracted, mf.MapLine = true, in.Line
+			}
+		}
+		for _, x := range f.Map.Extracted {
+			if x.Member == mf.Object.Member && sameFile(x.Archive, mf.Object.Archive) {
+				mf.Extracted, mf.MapLine = true, x.Line
+				if x.BySymbol != "" {
+					mf.RefBy = []Ref{{Symbol: x.BySymbol, File: x.ByFile}}
+				}
+			}
+		}
+	}
+}
+
+// neededName is the name a DT_NEEDED entry records for a library: its
+// SONAME, or its file name when it has none.
+func neededName(o *elfobj.Object) string {
+	if o.Soname != "" {
+		return o.Soname
+	}
+	return filepath.Base(o.Path)
+}
+
+// sameFile compares a path as a map prints it with one etlink read: the
+// same file, or failing that the same file name.
+func sameFile(mapPath, path string) bool {
+	if mapPath == path {
+		return true
+	}
+	a, errA := filepath.EvalSymlinks(mapPath)
+	b, errB := filepath.EvalSymlinks(path)
+	if errA == nil && errB == nil {
+		return a == b
+	}
+	return filepath.Base(mapPath) == filepath.Base(path)
+}
+
+// splits finds registration functions defined more than once in the load
+// set of the output (its DT_NEEDED closure), or, with no output, of the
+// objects and the shared libraries the link is predicted to keep.
+func (r *Retention) splits(f *LinkFacts) []Split {
+	regSyms := map[string]bool{}
+	var registrars []*elfobj.Object
+	note := func(o *elfobj.Object) {
+		if regs := r.Patterns.Registrations(o); len(regs) > 0 {
+			registrars = append(registrars, o)
+			for _, reg := range regs {
+				regSyms[reg.Call] = true
+			}
+		}
+	}
+	var set []*elfobj.Object
+	if f.Output != nil {
+		set = f.LoadSet
+		for _, o := range set {
+			note(o)
+		}
+	} else {
+		for _, lf := range f.Libraries {
+			if lf.Kept {
+				set = append(set, lf.Object)
+			}
+			note(lf.Object)
+		}
+	}
+	if len(regSyms) == 0 {
+		return nil
+	}
+	defs := Index(set, regSyms)
+	var out []Split
+	for _, name := range sortedNames(regSyms) {
+		byObj := defs[name]
+		if len(byObj) < 2 {
+			continue
+		}
+		sp := Split{Symbol: name}
+		for _, o := range set {
+			if s, ok := byObj[o]; ok {
+				sp.Defs = append(sp.Defs, Def{Object: o, Symbol: s})
+			}
+		}
+		if f.process != nil {
+			for _, o := range registrars {
+				sp.Registrars = append(sp.Registrars, Binding{From: o, To: f.process.Bind(defs, o, name, "")})
+			}
+			sp.Consumer = Binding{From: f.Output, To: f.process.Bind(defs, f.Output, name, "")}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+func sortedNames(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Describe names a library for evidence: "libfoo.so (link.txt arg 14, -lfoo)".
+func (lf *LibraryFate) Describe() string {
+	return fmt.Sprintf("%s (%s)", lf.Object.Path, argWhere(lf.Input))
+}
+
+// argWhere says where an input stands on its link line.
+func argWhere(in linkline.Input) string {
+	where := fmt.Sprintf("argument %d `%s`", in.Index, in.Arg)
+	if in.Source.File != "" {
+		where = in.Source.String() + ": " + where
+	}
+	return where
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/rules"
+)
+
+var whyCmd = &command{
+	name:    "why",
+	args:    "[flags] NAME [BUILD-DIR | link.txt | build.ninja | MAP | LOG]...",
+	summary: "explain why a backend, library or archive member was kept or dropped",
+	help: `Prints, for each consumer that links NAME, the chain that decides its fate:
+where it stands on the link line and in what linker state, whether anything
+references it, what the linker map says, whether it reached the output's
+DT_NEEDED, what its static initializer registers, and into which registry copy.
+
+NAME matches (case-insensitively, as a substring) a library's file name or SONAME,
+an archive member, the link argument, or the initializer or registration function.
+Inputs are as for "etlink retention"; default: the current directory. Exit
+status 1 when NAME is on no link line that was read.
+
+Examples:
+  etlink why xnnpack build/
+  etlink why libxnnpack_backend.so --in _portable_lib build/
+  etlink why register_kernels.o build/ --format json`,
+	run: runWhy,
+}
+
+// whyReport is why's JSON.
+type whyReport struct {
+	SchemaVersion int             `json:"schema_version"`
+	Tool          finding.Tool    `json:"tool"`
+	Command       string          `json:"command"`
+	Name          string          `json:"name"`
+	In            string          `json:"in,omitempty"`
+	Inputs        []finding.Input `json:"inputs"`
+	Chains        []rules.Chain   `json:"chains"`
+}
+
+func runWhy(c *command, a *app, args []string) int {
+	var out outputFlags
+	var rf retentionFlags
+	var in string
+	fs := c.flags(a)
+	fs.StringVar(&in, "in", "", "only consumers whose target or output name contains this")
+	rf.register(fs)
+	out.register(fs)
+	if code, ok := c.parse(a, fs, args); !ok {
+		return code
+	}
+	a.quiet = out.quiet
+	if _, err := out.check(); err != nil {
+		a.errorf("why: %v", err)
+		return exitError
+	}
+	if fs.NArg() == 0 {
+		a.errorf("why: no NAME given\nRun 'etlink why --help' for usage.")
+		return exitError
+	}
+	cfg, err := out.loadConfig()
+	if err != nil {
+		a.errorf("%v", err)
+		return exitError
+	}
+	name, paths := fs.Arg(0), fs.Args()[1:]
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	facts, inputs, ok := a.analyzeLinks(paths, &rf, cfg)
+	if !ok {
+		return exitError
+	}
+	chains := rules.Why(facts, name, in, cfg)
+	if out.format == "json" {
+		if chains == nil {
+			chains = []rules.Chain{}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(whyReport{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version},
+			Command: "why", Name: name, In: in, Inputs: inputs, Chains: chains}); err != nil {
+			a.errorf("why: %v", err)
+			return exitError
+		}
+	} else {
+		printChains(a, name, in, chains)
+	}
+	switch {
+	case a.inputErrors > 0:
+		return exitError
+	case len(chains) == 0:
+		return exitFindings
+	}
+	return exitOK
+}
+
+func printChains(a *app, name, in string, chains []rules.Chain) {
+	if len(chains) == 0 {
+		where := "any link"
+		if in != "" {
+			where = "the links of consumers matching " + in
+		}
+		fmt.Fprintf(a.stdout, "%q is on no line of %s etlink read.\n", name, where)
+		return
+	}
+	for i, c := range chains {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		fmt.Fprintf(a.stdout, "%s (%s) in %s\n", c.Subject, c.Kind, c.Consumer)
+		for j, s := range c.Steps {
+			fmt.Fprintf(a.stdout, "  %d. %s\n", j+1, strings.ReplaceAll(s.Text, "\n", "\n     "))
+		}
+		fmt.Fprintf(a.stdout, "  => %s\n", c.Verdict)
+		if c.Fix != "" {
+			fmt.Fprintf(a.stdout, "  fix: %s\n", c.Fix)
+		}
+	}
+}

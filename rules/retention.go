@@ -1,0 +1,277 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/demangle"
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/linkline"
+)
+
+// ET101 finds registering shared libraries dropped under --as-needed.
+var ET101 = &Rule{
+	ID:       "ET101",
+	Name:     "dropped-registration-as-needed",
+	Severity: finding.Error,
+	Summary:  "a shared library whose static initializer registers a backend or kernels is dropped under --as-needed",
+	Why: `With --as-needed (Debian's and Ubuntu's gcc pass it by default, so it is on every CMake
+link line there without being written), the linker records a shared library in DT_NEEDED
+only if something it links references a symbol the library defines. A backend that only
+registers itself from a static initializer is referenced by nothing: it is left out of
+DT_NEEDED, never loaded, its initializer never runs, and at run time the program says the
+backend is not registered. bfd decides at the library's position on the line; gold, lld
+and mold from all references.`,
+	Fix: `Keep the library whatever it is referenced by: wrap it in
+-Wl,--push-state,--no-as-needed ... -Wl,--pop-state (CMake: "LINKER:--push-state,--no-as-needed"
+lib "LINKER:--pop-state"); or have the consumer reference a symbol the library defines
+(an anchor function).`,
+	Before: `target_link_libraries(_portable_lib PRIVATE executorch xnnpack_backend)
+$ readelf -d _portable_lib.so | grep NEEDED      # no libxnnpack_backend.so
+$ etlink retention build/
+error ET101 libxnnpack_backend.so dropped from _portable_lib: as-needed, nothing references it`,
+	After: `target_link_libraries(_portable_lib PRIVATE executorch
+  "LINKER:--push-state,--no-as-needed" xnnpack_backend "LINKER:--pop-state")
+$ etlink retention build/
+no findings`,
+	Check: checkDroppedLibraries,
+}
+
+// ET102 finds registering archive members the link does not extract.
+var ET102 = &Rule{
+	ID:       "ET102",
+	Name:     "unextracted-registration-archive",
+	Severity: finding.Error,
+	Summary:  "an archive member whose static initializer registers something is not extracted",
+	Why: `A linker takes a member out of a static archive only to define a symbol that is undefined
+at that point. A member that only holds a registering static initializer defines nothing
+anyone references, so it is never extracted: its initializer is not in the output and the
+kernels or backend it registers are missing at run time, with no link error.`,
+	Fix: `Link the archive whole: $<LINK_LIBRARY:WHOLE_ARCHIVE,lib> (CMake 3.24 or later), or
+-Wl,--whole-archive lib.a -Wl,--no-whole-archive; or build the registering code as an
+OBJECT library or a shared library.`,
+	Before: `target_link_libraries(runner PRIVATE portable_kernels)
+$ etlink retention build/
+error ET102 libportable_kernels.a(register_kernels.o) not extracted into runner`,
+	After: `target_link_libraries(runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,portable_kernels>")
+$ etlink retention build/
+no findings`,
+	Check: checkUnextractedMembers,
+}
+
+// ET103 finds registration functions defined twice in one load set.
+var ET103 = &Rule{
+	ID:       "ET103",
+	Name:     "split-registry",
+	Severity: finding.Error,
+	Summary:  "the registration function a backend calls is defined by more than one object of the load set",
+	Why: `A backend that statically contains its own copy of the runtime carries its own registry.
+Its initializer may register into that copy while the consumer looks backends up in the
+runtime library's: the backend is "not registered" although it was loaded and ran. Which
+copy each call reaches depends on the load order and on visibility.`,
+	Fix: `Link the runtime as the one shared library every backend and consumer uses; do not
+statically link runtime sources into a backend. If a private copy is unavoidable, give it
+hidden visibility so it cannot be mistaken for the shared registry.`,
+	Before: `add_library(backend_fat SHARED backend.cpp ${RUNTIME_SOURCES})
+$ etlink retention build/
+error ET103 executorch::runtime::register_backend defined by libbackend_fat.so and libexecutorch.so`,
+	After: `add_library(backend SHARED backend.cpp)
+target_link_libraries(backend PRIVATE executorch)
+$ etlink retention build/
+no findings`,
+	Check: checkSplitRegistry,
+}
+
+func consumerName(f *analyze.LinkFacts) string {
+	if f.Link.Target != "" {
+		return f.Link.Target
+	}
+	return filepath.Base(f.Link.Output)
+}
+
+// location is the CMakeLists.txt line that added an input when known, else
+// the link command's file and line.
+func location(in linkline.Input, l *linkline.Link) *finding.Location {
+	switch {
+	case in.Source.CMakeFile != "":
+		return &finding.Location{File: in.Source.CMakeFile, Line: in.Source.CMakeLine}
+	case in.Source.File != "":
+		return &finding.Location{File: in.Source.File, Line: in.Source.Line}
+	case l.Source.File != "":
+		return &finding.Location{File: l.Source.File, Line: l.Source.Line}
+	}
+	return nil
+}
+
+func inputStep(in linkline.Input, l *linkline.Link) finding.Step {
+	state := in.State.String()
+	if in.State.AsNeeded && l.DefaultAsNeeded {
+		state += " (the driver's default: " + l.DefaultAsNeededSource + ")"
+	}
+	st := finding.Step{Text: fmt.Sprintf("link of %s: argument %d `%s` is read with %s", l.Output, in.Index, in.Arg, state),
+		File: in.Source.File, Line: in.Source.Line}
+	if in.Source.CMakeFile != "" {
+		st.Text += fmt.Sprintf("; added by %s:%d %s", in.Source.CMakeFile, in.Source.CMakeLine, in.Source.CMakeCommand)
+	}
+	return st
+}
+
+func registrationSteps(regs []analyze.Registration) []finding.Step {
+	var out []finding.Step
+	for _, r := range regs {
+		out = append(out, finding.Step{
+			Text: fmt.Sprintf("%s: static initializer %s (%s, found by %s) calls %s", r.Object.Path, r.Initializer,
+				r.Source, r.Method, demangle.Name(r.Call)),
+			File: r.Object.Path, Symbol: r.Call,
+		})
+	}
+	return out
+}
+
+func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range ctx.Retention {
+		for _, lf := range f.Libraries {
+			if lf.Kept || !lf.Input.State.AsNeeded {
+				continue
+			}
+			consumer := consumerName(f)
+			subj := finding.Subject{File: lf.Object.Path, Target: consumer, Symbol: lf.Registrations[0].Call,
+				Demangled: demangle.Name(lf.Registrations[0].Call)}
+			how := "predicted"
+			if lf.Observed {
+				how = "observed"
+			}
+			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s registers from a static initializer but %s drops it from %s (%s): --as-needed and nothing references it",
+				filepath.Base(lf.Object.Path), f.Linker, consumer, how))
+			fd.Location = location(lf.Input, f.Link)
+			fd.Evidence = append(fd.Evidence, inputStep(lf.Input, f.Link))
+			fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("no undefined reference of the link's inputs resolves to %s (%d exported symbols, none referenced)",
+				filepath.Base(lf.Object.Path), lf.Object.Exports())})
+			fd.Evidence = append(fd.Evidence, registrationSteps(lf.Registrations)...)
+			fd.Evidence = append(fd.Evidence, outputStep(f, lf))
+			fd.Fix = asNeededFix(ctx.Config, f, lf)
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+// outputStep states what the output's DT_NEEDED says, or that the fate is
+// predicted.
+func outputStep(f *analyze.LinkFacts, lf analyze.LibraryFate) finding.Step {
+	name := filepath.Base(lf.Object.Path)
+	if lf.Object.Soname != "" {
+		name = lf.Object.Soname
+	}
+	if f.Output == nil {
+		return finding.Step{Text: fmt.Sprintf("predicted: %s leaves %s out of DT_NEEDED (output %s not built)", f.Linker, name, f.Link.Output)}
+	}
+	return finding.Step{Text: fmt.Sprintf("DT_NEEDED of %s lacks %s: [%s]", f.Output.Path, name, strings.Join(f.Output.Needed, " ")),
+		File: f.Output.Path}
+}
+
+func asNeededFix(cfg *Config, f *analyze.LinkFacts, lf analyze.LibraryFate) string {
+	if h := cfg.fix("as-needed", consumerName(f), lf.Object.Path); h != "" {
+		return h
+	}
+	on, off := "--push-state,--no-as-needed", "--pop-state"
+	if f.Linker == "gold" {
+		// gold has no --push-state.
+		on, off = "--no-as-needed", "--as-needed"
+	}
+	if lf.Input.Source.CMakeFile != "" || f.Link.Target != "" {
+		return fmt.Sprintf(`target_link_libraries(%s PRIVATE "LINKER:%s" %s "LINKER:%s")`, consumerName(f), on, libTarget(lf), off)
+	}
+	return fmt.Sprintf("-Wl,%s %s -Wl,%s", on, lf.Input.Arg, off)
+}
+
+// libTarget guesses the CMake name of a library input: the argument for -l,
+// else the file name without lib prefix and .so suffix.
+func libTarget(lf analyze.LibraryFate) string {
+	base := filepath.Base(lf.Object.Path)
+	base = strings.TrimPrefix(base, "lib")
+	if i := strings.Index(base, ".so"); i >= 0 {
+		base = base[:i]
+	}
+	return base
+}
+
+func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range ctx.Retention {
+		for _, mf := range f.Members {
+			if mf.Extracted || mf.Input.State.WholeArchive {
+				continue
+			}
+			consumer := consumerName(f)
+			subj := finding.Subject{File: mf.Object.Archive, Member: mf.Object.Member, Target: consumer,
+				Symbol: mf.Registrations[0].Call, Demangled: demangle.Name(mf.Registrations[0].Call)}
+			how := "predicted from the archive's symbols and the undefined set"
+			if mf.Observed {
+				how = "the map lists it nowhere"
+			}
+			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s(%s) registers from a static initializer but is not extracted into %s (%s)",
+				filepath.Base(mf.Object.Archive), mf.Object.Member, consumer, how))
+			fd.Location = location(mf.Input, f.Link)
+			fd.Evidence = append(fd.Evidence, inputStep(mf.Input, f.Link))
+			fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s(%s) defines no symbol any loaded input leaves undefined", filepath.Base(mf.Object.Archive), mf.Object.Member)})
+			fd.Evidence = append(fd.Evidence, registrationSteps(mf.Registrations)...)
+			if f.Map != nil {
+				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("map %s (%s) does not load %s(%s)", f.Map.Path, f.Map.Format, filepath.Base(mf.Object.Archive), mf.Object.Member), File: f.Map.Path})
+			}
+			fd.Fix = wholeArchiveFix(ctx.Config, f, mf)
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+func wholeArchiveFix(cfg *Config, f *analyze.LinkFacts, mf analyze.MemberFate) string {
+	if h := cfg.fix("whole-archive", consumerName(f), mf.Object.Archive); h != "" {
+		return h
+	}
+	lib := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf.Object.Archive), "lib"), ".a")
+	if mf.Input.Source.CMakeFile != "" || f.Link.Target != "" {
+		return fmt.Sprintf(`target_link_libraries(%s PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,%s>")  # CMake >= 3.24`, consumerName(f), lib)
+	}
+	return fmt.Sprintf("-Wl,--whole-archive %s -Wl,--no-whole-archive", mf.Input.Arg)
+}
+
+func checkSplitRegistry(r *Rule, ctx *Context) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range ctx.Retention {
+		for _, sp := range f.Splits {
+			consumer := consumerName(f)
+			var files []string
+			for _, d := range sp.Defs {
+				files = append(files, filepath.Base(d.Object.Path))
+			}
+			subj := finding.Subject{File: sp.Defs[0].Object.Path, Target: consumer, Symbol: sp.Symbol, Demangled: demangle.Name(sp.Symbol)}
+			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s is defined by %d objects loaded into %s: %s",
+				subj.Demangled, len(sp.Defs), consumer, strings.Join(files, ", ")))
+			for _, d := range sp.Defs {
+				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s exports %s (%s %s)", d.Object.Path, d.Symbol.Versioned(), d.Symbol.TypeName(), d.Symbol.BindingName()), File: d.Object.Path, Symbol: sp.Symbol})
+			}
+			for _, b := range sp.Registrars {
+				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s's initializer registers into %s's copy", filepath.Base(b.From.Path), pathOr(b.To))})
+			}
+			if sp.Consumer.From != nil {
+				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s itself binds %s to %s's copy", filepath.Base(sp.Consumer.From.Path), subj.Demangled, pathOr(sp.Consumer.To))})
+			}
+			fd.Fix = r.Fix
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+func pathOr(o *elfobj.Object) string {
+	if o == nil {
+		return "no"
+	}
+	return filepath.Base(o.Path)
+}

@@ -1,0 +1,190 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/demangle"
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/linkline"
+)
+
+// Chain is `etlink why`'s answer for one library or archive member in one
+// consumer: the steps from the link line to the registry, and a verdict.
+type Chain struct {
+	Consumer string         `json:"consumer"`
+	Subject  string         `json:"subject"`
+	Kind     string         `json:"kind"` // "shared library", "archive member", "input"
+	Kept     bool           `json:"kept"`
+	Observed bool           `json:"observed"`
+	Steps    []finding.Step `json:"steps"`
+	Verdict  string         `json:"verdict"`
+	Fix      string         `json:"fix,omitempty"`
+}
+
+// Why explains what happened to every library, archive member or
+// registration matching name (a case-insensitive substring of the file,
+// SONAME, member, link argument, initializer or registration function),
+// in the consumers matching in ("" for all).
+func Why(facts []*analyze.LinkFacts, name, in string, cfg *Config) []Chain {
+	var out []Chain
+	for _, f := range facts {
+		consumer := consumerName(f)
+		if in != "" && !contains(consumer, in) && !contains(filepath.Base(f.Link.Output), in) {
+			continue
+		}
+		explained := map[int]bool{}
+		for _, lf := range f.Libraries {
+			if matchesLib(lf, name) {
+				out = append(out, libraryChain(f, lf, cfg))
+				explained[lf.Input.Index] = true
+			}
+		}
+		for _, mf := range f.Members {
+			if matchesMember(mf, name) {
+				out = append(out, memberChain(f, mf, cfg))
+			}
+		}
+		for _, x := range f.Link.Inputs {
+			if !explained[x.Index] && !x.Implicit && (contains(x.Arg, name) || contains(filepath.Base(x.Path), name)) && !memberOf(f, x) {
+				out = append(out, plainChain(f, x))
+			}
+		}
+	}
+	return out
+}
+
+func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
+
+func matchesRegs(regs []analyze.Registration, name string) bool {
+	for _, r := range regs {
+		if contains(r.Initializer, name) || contains(demangle.Name(r.Call), name) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesLib(lf analyze.LibraryFate, name string) bool {
+	return contains(filepath.Base(lf.Object.Path), name) || contains(lf.Object.Soname, name) ||
+		contains(lf.Input.Arg, name) || matchesRegs(lf.Registrations, name)
+}
+
+func matchesMember(mf analyze.MemberFate, name string) bool {
+	return contains(filepath.Base(mf.Object.Archive), name) || contains(mf.Object.Member, name) ||
+		contains(mf.Input.Arg, name) || matchesRegs(mf.Registrations, name)
+}
+
+// memberOf reports whether input x is an archive some registering member
+// of which was explained already.
+func memberOf(f *analyze.LinkFacts, x linkline.Input) bool {
+	for _, mf := range f.Members {
+		if mf.Input.Index == x.Index {
+			return true
+		}
+	}
+	return false
+}
+
+func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Chain {
+	c := Chain{Consumer: consumerName(f), Subject: lf.Object.Path, Kind: "shared library", Kept: lf.Kept, Observed: lf.Observed}
+	c.Steps = append(c.Steps, linkStep(f), inputStep(lf.Input, f.Link))
+	lib := filepath.Base(lf.Object.Path)
+	switch {
+	case !lf.Input.State.AsNeeded:
+		c.Steps = append(c.Steps, finding.Step{Text: "--as-needed is not in force there: the linker records it in DT_NEEDED whatever references it"})
+	case len(lf.RefBy) > 0:
+		r := lf.RefBy[0]
+		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s references %s, which %s defines: that keeps it", r.File, demangle.Name(r.Symbol), lib), File: r.File, Symbol: r.Symbol})
+	default:
+		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("nothing the link loads references any of the %d symbols %s exports", lf.Object.Exports(), lib)})
+	}
+	c.Steps = append(c.Steps, mapStepLib(f, lf))
+	c.Steps = append(c.Steps, outputStep(f, lf))
+	c.Steps = append(c.Steps, registrationSteps(lf.Registrations)...)
+	if lf.Kept {
+		c.Steps = append(c.Steps, intoStep(lf.Into, lf.Registrations))
+		c.Verdict = fmt.Sprintf("kept: %s is loaded with %s and its initializer registers", lib, c.Consumer)
+	} else {
+		c.Verdict = fmt.Sprintf("dropped: %s is not loaded with %s, its initializer never runs, and what it registers is missing at run time", lib, c.Consumer)
+		if lf.Input.State.AsNeeded {
+			c.Fix = asNeededFix(cfg, f, lf)
+		}
+	}
+	return c
+}
+
+func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain {
+	name := fmt.Sprintf("%s(%s)", filepath.Base(mf.Object.Archive), mf.Object.Member)
+	c := Chain{Consumer: consumerName(f), Subject: name, Kind: "archive member", Kept: mf.Extracted, Observed: mf.Observed}
+	c.Steps = append(c.Steps, linkStep(f), inputStep(mf.Input, f.Link))
+	switch {
+	case mf.Input.State.WholeArchive:
+		c.Steps = append(c.Steps, finding.Step{Text: "--whole-archive is in force there: every member is extracted"})
+	case len(mf.RefBy) > 0:
+		r := mf.RefBy[0]
+		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s references %s, which %s defines: that extracts it", r.File, demangle.Name(r.Symbol), mf.Object.Member), File: r.File, Symbol: r.Symbol})
+	default:
+		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s defines no symbol that anything the link loads leaves undefined", mf.Object.Member)})
+	}
+	if f.Map != nil {
+		st := finding.Step{File: f.Map.Path, Line: mf.MapLine}
+		if mf.Extracted {
+			st.Text = fmt.Sprintf("map %s (%s) loads it", f.Map.Path, f.Map.Format)
+		} else {
+			st.Text = fmt.Sprintf("map %s (%s) does not load it", f.Map.Path, f.Map.Format)
+		}
+		c.Steps = append(c.Steps, st)
+	} else {
+		c.Steps = append(c.Steps, finding.Step{Text: "no map for this link: extraction predicted from the members' symbols"})
+	}
+	c.Steps = append(c.Steps, registrationSteps(mf.Registrations)...)
+	if mf.Extracted {
+		c.Steps = append(c.Steps, intoStep(mf.Into, mf.Registrations))
+		c.Verdict = fmt.Sprintf("kept: %s is linked into %s and its initializer registers", name, c.Consumer)
+	} else {
+		c.Verdict = fmt.Sprintf("dropped: %s is not linked into %s, its initializer is not in the output, and what it registers is missing at run time", name, c.Consumer)
+		c.Fix = wholeArchiveFix(cfg, f, mf)
+	}
+	return c
+}
+
+// plainChain answers for an input whose initializers register nothing.
+func plainChain(f *analyze.LinkFacts, x linkline.Input) Chain {
+	c := Chain{Consumer: consumerName(f), Subject: x.Arg, Kind: "input", Kept: true}
+	c.Steps = append(c.Steps, linkStep(f), inputStep(x, f.Link))
+	c.Verdict = "etlink found no registration in its static initializers, so its fate does not lose a registration; " +
+		"if it registers through a function of your own, add it to etlink.toml [registration] patterns"
+	return c
+}
+
+func linkStep(f *analyze.LinkFacts) finding.Step {
+	where := f.Link.Source.String()
+	if s := f.Link.Source; s.CMakeFile != "" {
+		where = fmt.Sprintf("%s:%d %s", s.CMakeFile, s.CMakeLine, s.CMakeCommand)
+	}
+	return finding.Step{Text: fmt.Sprintf("%s is linked by %s (%s) with %s", f.Link.Output, filepath.Base(f.Link.Driver), where, f.Linker),
+		File: f.Link.Source.File, Line: f.Link.Source.Line}
+}
+
+func mapStepLib(f *analyze.LinkFacts, lf analyze.LibraryFate) finding.Step {
+	if f.Map == nil {
+		return finding.Step{Text: "no map for this link"}
+	}
+	if lf.MapLine > 0 && len(lf.RefBy) > 0 {
+		return finding.Step{Text: fmt.Sprintf("map %s (%s) line %d: as-needed library included for %s from %s", f.Map.Path, f.Map.Format, lf.MapLine,
+			demangle.Name(lf.RefBy[0].Symbol), lf.RefBy[0].File), File: f.Map.Path, Line: lf.MapLine}
+	}
+	return finding.Step{Text: fmt.Sprintf("map %s (%s) names no reference that kept it (no linker's map lists dropped as-needed libraries)", f.Map.Path, f.Map.Format), File: f.Map.Path}
+}
+
+func intoStep(into *elfobj.Object, regs []analyze.Registration) finding.Step {
+	call := demangle.Name(regs[0].Call)
+	if into == nil {
+		return finding.Step{Text: fmt.Sprintf("its call to %s binds to no definition in the output's load set (output not built, or unresolved)", call)}
+	}
+	return finding.Step{Text: fmt.Sprintf("its call to %s binds to %s: the registry copy it fills", call, into.Path), File: into.Path}
+}
