@@ -35,7 +35,8 @@ type LinkFacts struct {
 	// Unread are inputs that could not be read; the facts above do without them.
 	Unread []error
 	// LoadSet is the output and its DT_NEEDED closure, in the order the
-	// loader maps them, when the output exists.
+	// loader maps them, when the output exists; else the shared libraries
+	// the link is predicted to record in DT_NEEDED.
 	LoadSet []*elfobj.Object
 	process *Process
 }
@@ -44,6 +45,10 @@ type LinkFacts struct {
 type Ref struct {
 	Symbol string
 	File   string
+	// needs is the DT_NEEDED list of File when it is a shared library: a
+	// library it lists is loaded through it, so its references do not make
+	// the linker record that library again.
+	needs []string
 }
 
 // LibraryFate says whether a registering shared library reaches DT_NEEDED.
@@ -140,8 +145,7 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 			}
 		}
 	}
-	sim := &linkSim{r: r, f: f, positional: f.Linker == "bfd"}
-	sim.run()
+	newLinkSim(r, f).run()
 	f.observe()
 	if f.Output != nil {
 		r.load(f)
@@ -244,19 +248,27 @@ func linkerOf(l *linkline.Link, m *linkmap.Map) string {
 // undefined at that point (archives are rescanned until nothing more is
 // pulled, and a --start-group rescans the group); a shared library under
 // --as-needed is kept when it defines a non-weak undefined symbol that
-// nothing earlier defines. GNU ld (bfd) decides at the library's position
-// on the line, from the references before it; gold, lld and mold decide
-// after reading everything, from all references (positional is false).
-// Not modelled: references from shared libraries pulling archive members,
-// symbol versions, and linker scripts (Debian's libc.so): implicit driver
-// inputs only carry the state.
+// nothing earlier defines, referenced by a regular object. GNU ld (bfd)
+// decides both at the input's position on the line, from what came before;
+// gold extracts archive members at their position too but decides
+// as-needed libraries after reading everything; lld and mold decide both
+// from the whole link. Only bfd also counts a reference from a kept shared
+// library (one that does not list the library in its own DT_NEEDED): with
+// gold, lld and mold a backend referenced only by another shared library is
+// dropped (pinned by the retention matrix test, consumer_shlib_ref). Not modelled: references from shared libraries
+// pulling archive members, symbol versions, and linker scripts (Debian's
+// libc.so): implicit driver inputs only carry the state.
 type linkSim struct {
-	r          *Retention
-	f          *LinkFacts
-	positional bool
-	defined    map[string]bool
-	undef      map[string]Ref // non-weak undefined so far, with the first file needing it
-	weakUndef  map[string]Ref
+	r *Retention
+	f *LinkFacts
+	// positionalArchives and positionalShared say whether archive members
+	// and as-needed libraries are decided where they stand on the line;
+	// sharedRefs whether shared libraries' references keep libraries.
+	positionalArchives, positionalShared, sharedRefs bool
+	defined                                          map[string]bool
+	undef                                            map[string]Ref // non-weak undefined so far, with the first file needing it
+	weakUndef                                        map[string]Ref
+	kept                                             map[*elfobj.Object][]Ref
 }
 
 type loadedInput struct {
@@ -264,8 +276,16 @@ type loadedInput struct {
 	objs []*elfobj.Object
 }
 
+func newLinkSim(r *Retention, f *LinkFacts) *linkSim {
+	return &linkSim{r: r, f: f,
+		positionalArchives: f.Linker == "bfd" || f.Linker == "gold",
+		positionalShared:   f.Linker == "bfd",
+		sharedRefs:         f.Linker == "bfd",
+		defined:            map[string]bool{}, undef: map[string]Ref{}, weakUndef: map[string]Ref{},
+		kept: map[*elfobj.Object][]Ref{}}
+}
+
 func (s *linkSim) run() {
-	s.defined, s.undef, s.weakUndef = map[string]bool{}, map[string]Ref{}, map[string]Ref{}
 	var inputs []loadedInput
 	for _, in := range s.f.Link.Inputs {
 		if in.Path == "" || (in.Kind != linkline.KindObject && in.Kind != linkline.KindArchive && in.Kind != linkline.KindShared) {
@@ -278,39 +298,56 @@ func (s *linkSim) run() {
 			}
 			continue
 		}
-		inputs = append(inputs, loadedInput{in, objs})
+		if len(objs) > 0 {
+			inputs = append(inputs, loadedInput{in, objs})
+		}
 	}
-	if !s.positional {
-		// Everything the objects and archives need is known before any
-		// shared library's fate is decided.
+	if !s.positionalArchives {
 		s.loadStatic(inputs)
 	}
+	var shared []loadedInput
 	for i := 0; i < len(inputs); i++ {
 		li := inputs[i]
 		switch li.in.Kind {
 		case linkline.KindObject:
-			if s.positional {
-				s.load(li.objs[0])
+			if s.positionalArchives {
+				s.load(li.objs[0], nil)
 			}
 		case linkline.KindArchive:
-			if s.positional {
+			if s.positionalArchives {
 				end := i
 				if g := li.in.State.Group; g > 0 {
 					for end+1 < len(inputs) && inputs[end+1].in.State.Group == g {
 						end++
 					}
 				}
-				s.extract(inputs[i:end+1], true)
+				s.extract(inputs[i : end+1])
 				i = end
 			}
 		case linkline.KindShared:
-			s.shared(li)
+			if s.positionalShared {
+				s.decide(li)
+			}
+			shared = append(shared, li)
 		}
 	}
-	if !s.positional {
-		return
+	if !s.positionalShared {
+		// Keep libraries until no kept library's references keep another.
+		for changed := true; changed; {
+			changed = false
+			for _, li := range shared {
+				if _, ok := s.kept[li.objs[0]]; !ok && s.decide(li) {
+					changed = true
+				}
+			}
+		}
 	}
-	// Members recorded by extract in positional mode are final; shared libs too.
+	for _, li := range shared {
+		s.record(li)
+		if _, ok := s.kept[li.objs[0]]; ok {
+			s.f.LoadSet = append(s.f.LoadSet, li.objs[0])
+		}
+	}
 }
 
 // loadStatic loads every object and extracts archive members to a fixed point.
@@ -319,22 +356,26 @@ func (s *linkSim) loadStatic(inputs []loadedInput) {
 	for _, li := range inputs {
 		switch li.in.Kind {
 		case linkline.KindObject:
-			s.load(li.objs[0])
+			s.load(li.objs[0], nil)
 		case linkline.KindArchive:
 			archives = append(archives, li)
 		}
 	}
-	s.extract(archives, true)
+	s.extract(archives)
 }
 
-// load adds an object's definitions and references.
-func (s *linkSim) load(o *elfobj.Object) {
+// load adds an object's definitions and references. needs is the object's
+// DT_NEEDED list when it is a shared library.
+func (s *linkSim) load(o *elfobj.Object, needs []string) {
 	for i := range o.Symbols {
 		sym := &o.Symbols[i]
 		if sym.Name == "" {
 			continue
 		}
 		if sym.Defined() {
+			if o.Type == elf.ET_DYN && !sym.Exported() {
+				continue
+			}
 			s.defined[sym.Name] = true
 			delete(s.undef, sym.Name)
 			delete(s.weakUndef, sym.Name)
@@ -343,7 +384,7 @@ func (s *linkSim) load(o *elfobj.Object) {
 		if s.defined[sym.Name] {
 			continue
 		}
-		ref := Ref{Symbol: sym.Name, File: o.Path}
+		ref := Ref{Symbol: sym.Name, File: o.Path, needs: needs}
 		if sym.Binding == elf.STB_WEAK {
 			if _, ok := s.weakUndef[sym.Name]; !ok {
 				s.weakUndef[sym.Name] = ref
@@ -354,9 +395,20 @@ func (s *linkSim) load(o *elfobj.Object) {
 	}
 }
 
+// define adds a shared library's exported definitions only.
+func (s *linkSim) define(o *elfobj.Object) {
+	for i := range o.Symbols {
+		if sym := &o.Symbols[i]; sym.Exported() {
+			s.defined[sym.Name] = true
+			delete(s.undef, sym.Name)
+			delete(s.weakUndef, sym.Name)
+		}
+	}
+}
+
 // extract pulls archive members until no member of archives defines an
 // undefined symbol, recording the registering members' fate.
-func (s *linkSim) extract(archives []loadedInput, record bool) {
+func (s *linkSim) extract(archives []loadedInput) {
 	done := map[*elfobj.Object]Ref{}
 	whole := map[*elfobj.Object]bool{}
 	for changed := true; changed; {
@@ -368,20 +420,17 @@ func (s *linkSim) extract(archives []loadedInput, record bool) {
 				}
 				if li.in.State.WholeArchive {
 					done[m], whole[m] = Ref{}, true
-					s.load(m)
+					s.load(m, nil)
 					changed = true
 					continue
 				}
 				if ref, ok := s.pulls(m); ok {
 					done[m] = ref
-					s.load(m)
+					s.load(m, nil)
 					changed = true
 				}
 			}
 		}
-	}
-	if !record {
-		return
 	}
 	for _, li := range archives {
 		for _, m := range li.objs {
@@ -413,32 +462,54 @@ func (s *linkSim) pulls(m *elfobj.Object) (Ref, bool) {
 	return Ref{}, false
 }
 
-// shared decides a shared library's fate and adds its definitions.
-func (s *linkSim) shared(li loadedInput) {
+// decide keeps a shared library that is not under --as-needed or that
+// defines a symbol something still needs, and then loads its definitions
+// and references. It reports whether the library was kept.
+func (s *linkSim) decide(li loadedInput) bool {
 	o := li.objs[0]
+	name := neededName(o)
 	var refs []Ref
 	for i := range o.Symbols {
 		sym := &o.Symbols[i]
-		if sym.Exported() {
-			if ref, ok := s.undef[sym.Name]; ok {
-				refs = append(refs, ref)
-			}
+		if !sym.Exported() {
+			continue
+		}
+		if ref, ok := s.undef[sym.Name]; ok && !listed(ref.needs, name) {
+			refs = append(refs, ref)
 		}
 	}
-	kept := !li.in.State.AsNeeded || len(refs) > 0
-	if kept {
-		for i := range o.Symbols {
-			if sym := &o.Symbols[i]; sym.Exported() {
-				s.defined[sym.Name] = true
-				delete(s.undef, sym.Name)
-			}
+	if li.in.State.AsNeeded && len(refs) == 0 {
+		return false
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Symbol < refs[j].Symbol })
+	s.kept[o] = refs
+	if s.sharedRefs {
+		s.load(o, o.Needed)
+	} else {
+		s.define(o)
+	}
+	return true
+}
+
+func listed(list []string, name string) bool {
+	for _, x := range list {
+		if x == name {
+			return true
 		}
 	}
-	if regs := s.r.Patterns.Registrations(o); len(regs) > 0 {
-		sort.Slice(refs, func(i, j int) bool { return refs[i].Symbol < refs[j].Symbol })
-		s.f.Libraries = append(s.f.Libraries, LibraryFate{Input: li.in, Object: o, Registrations: regs,
-			Kept: kept, Predicted: kept, RefBy: refs})
+	return false
+}
+
+// record notes a registering shared library's predicted fate.
+func (s *linkSim) record(li loadedInput) {
+	o := li.objs[0]
+	regs := s.r.Patterns.Registrations(o)
+	if len(regs) == 0 {
+		return
 	}
+	refs, kept := s.kept[o]
+	s.f.Libraries = append(s.f.Libraries, LibraryFate{Input: li.in, Object: o, Registrations: regs,
+		Kept: kept, Predicted: kept, RefBy: refs})
 }
 
 // observe overrides predictions with what the output and the map show.
@@ -521,19 +592,9 @@ func (r *Retention) splits(f *LinkFacts) []Split {
 			}
 		}
 	}
-	var set []*elfobj.Object
-	if f.Output != nil {
-		set = f.LoadSet
-		for _, o := range set {
-			note(o)
-		}
-	} else {
-		for _, lf := range f.Libraries {
-			if lf.Kept {
-				set = append(set, lf.Object)
-			}
-			note(lf.Object)
-		}
+	set := f.LoadSet
+	for _, o := range set {
+		note(o)
 	}
 	if len(regSyms) == 0 {
 		return nil

@@ -217,9 +217,10 @@ func linkerDefaultDirs(linker, triple string) []string {
 // driverModel is what a compiler driver adds around the user's inputs.
 type driverModel struct {
 	before, after []string // linker-level words before and after the user's inputs
-	source        string   // how the model was obtained, for DefaultAsNeededSource
-	determined    bool     // false: the default --as-needed state is a guess
-	moveLibm      bool     // g++ moves the first -lm and -lc after its -lstdc++
+	beforeItems   []item
+	afterItems    []item
+	source        string // how the model was obtained, for DefaultAsNeededSource
+	moveLibm      bool   // g++ moves the first -lm and -lc after its -lstdc++
 }
 
 // clangSpecs write Debian clang 14's Linux link job (clang does not print
@@ -268,14 +269,12 @@ func (s *session) model(driver string, kind toolKind, name string, switches []st
 	case toolClang:
 		m.before, m.after = evalLinkCommand(clangSpecs, switches)
 		m.source = "clang driver (passes no --as-needed)"
-		m.determined = true
 	case toolGCC, toolOther:
 		specs, err := s.specs(driver, kind)
 		switch {
 		case err == nil:
 			m.before, m.after = evalLinkCommand(specs, switches)
 			m.source = "gcc -dumpspecs of " + driver
-			m.determined = true
 			m.moveLibm = true
 		case kind == toolGCC:
 			m.before, m.after = evalLinkCommand(gccFallbackSpecs, switches)
@@ -285,6 +284,8 @@ func (s *session) model(driver string, kind toolKind, name string, switches []st
 			m.source = "not determined: unknown driver " + name
 		}
 	}
+	m.beforeItems = implicitItems(m.before...)
+	m.afterItems = implicitItems(m.after...)
 	s.models[key] = m
 	return m
 }

@@ -14,13 +14,6 @@ type item struct {
 	src   Source
 }
 
-// pending is an input before -l lookup, which needs every -L first (GNU ld
-// applies all -L options to all -l options, wherever they stand).
-type pending struct {
-	in    Input
-	isLib bool // -l: look up Name in the library dirs
-}
-
 // machine is the linker's positional state while it reads its arguments.
 type machine struct {
 	s      *session
@@ -29,7 +22,11 @@ type machine struct {
 	st     State
 	stack  []State
 	groups int
-	inputs []pending
+	// inputs wait for -l lookup, which needs every -L first (GNU ld
+	// applies all -L options to all -l options, wherever they stand);
+	// isLib marks the -l ones.
+	inputs []Input
+	isLib  []bool
 	wlDirs []string // -L seen by the linker itself (-Wl,-L), searched after the driver's dirs
 	depth  int      // response files expanded by the linker
 	err    error
@@ -122,7 +119,7 @@ func (m *machine) one(it item, next func() (string, bool), implicit bool) {
 			}
 			val = v
 		}
-		m.valued(it, name, val, implicit)
+		m.valued(it, name, val, !hasEq, implicit)
 		return
 	}
 	if strings.HasPrefix(t, "--") || !strings.ContainsRune(ldShortArg, rune(body[0])) {
@@ -131,14 +128,15 @@ func (m *machine) one(it item, next func() (string, bool), implicit bool) {
 	// A single-letter option with its value attached or next.
 	letter := body[:1]
 	val = body[1:]
-	if val == "" {
+	sep := val == ""
+	if sep {
 		v, ok := next()
 		if !ok {
 			return
 		}
 		val = v
 	}
-	m.valued(it, letter, val, implicit)
+	m.valued(it, letter, val, sep, implicit)
 }
 
 func (m *machine) flag(it item, name string) {
@@ -202,7 +200,11 @@ func (m *machine) endGroup(it item) {
 }
 
 // valued handles an option with its value: long names and single letters.
-func (m *machine) valued(it item, name, val string, implicit bool) {
+// sep says the value was the next argument, not attached.
+func (m *machine) valued(it item, name, val string, sep, implicit bool) {
+	if sep && it.arg == "" && (name == "l" || name == "library" || name == "T" || name == "script" || name == "dT" || name == "default-script") {
+		it.arg = it.text + " " + val
+	}
 	switch name {
 	case "l", "library":
 		m.add(it, val, true, implicit)
@@ -262,20 +264,27 @@ func (m *machine) add(it item, name string, isLib, implicit bool) {
 		m.warn(it, "-l"+name+": a CMake "+strings.SplitN(name, ":", 2)[0]+
 			": item passed as a library name (target_link_libraries does not expand it: use -Wl, or target_link_options); the link fails")
 	}
-	m.inputs = append(m.inputs, pending{
-		in: Input{
-			Arg: arg, Index: it.index, Name: name, Kind: it.kind, State: m.st,
-			Implicit: implicit, Source: it.src,
-		},
-		isLib: isLib,
+	src := it.src
+	if implicit {
+		src = m.link.Source
+	}
+	m.inputs = append(m.inputs, Input{
+		Arg: arg, Index: it.index, Name: name, Kind: it.kind, State: m.st,
+		Implicit: implicit, Source: src,
 	})
+	m.isLib = append(m.isLib, isLib)
 }
 
 func (m *machine) addScript(it item, name string, implicit bool) {
-	m.inputs = append(m.inputs, pending{in: Input{
-		Arg: it.text, Index: it.index, Name: name, Kind: KindScript, State: m.st,
+	arg := it.text
+	if it.arg != "" {
+		arg = it.arg
+	}
+	m.inputs = append(m.inputs, Input{
+		Arg: arg, Index: it.index, Name: name, Kind: KindScript, State: m.st,
 		Implicit: implicit, Source: it.src,
-	}})
+	})
+	m.isLib = append(m.isLib, false)
 }
 
 func (m *machine) abs(p string) string {

@@ -37,6 +37,7 @@ type session struct {
 	sysDirs    map[string][]string
 	kinds      map[string]kindResult
 	found      map[lookupKey]string
+	dirs       map[string]dirListing
 }
 
 type toolInfo struct {
@@ -55,6 +56,7 @@ func newSession(opt Options) *session {
 		sysDirs:    map[string][]string{},
 		kinds:      map[string]kindResult{},
 		found:      map[lookupKey]string{},
+		dirs:       map[string]dirListing{},
 	}
 }
 
@@ -203,6 +205,9 @@ func (s *session) looksLikeLink(words []string) bool {
 	case toolLinker:
 		return len(words) > 1
 	}
+	if strings.HasSuffix(words[0], ":") {
+		return false // a diagnostic ("g++: error: ..."), not a command
+	}
 	out, rsp := false, false
 	for _, w := range words[1:] {
 		switch {
@@ -255,7 +260,7 @@ type driverWalk struct {
 // order (objects, -l, -Wl, and -Xlinker values), and the driver's own
 // switches.
 func (s *session) walkDriver(link *Link, args []word) (*driverWalk, error) {
-	w := &driverWalk{libm: -1, libc: -1}
+	w := &driverWalk{libm: -1, libc: -1, items: make([]item, 0, len(args)+4), switches: make([]string, 0, 8)}
 	pos := 0
 	xlang := ""
 	for i := 0; i < len(args); i++ {
@@ -380,7 +385,8 @@ func (s *session) walkDriver(link *Link, args []word) (*driverWalk, error) {
 			if compileOnly(t) {
 				w.compileOnly = true
 			}
-			w.switches = append(w.switches, t[1:])
+			// Switches as specs name them: --coverage is "coverage".
+			w.switches = append(w.switches, strings.TrimPrefix(t[1:], "-"))
 		}
 	}
 	return w, nil
@@ -441,7 +447,9 @@ func (s *session) parseArgv(argv []word, dir string, src Source) (*Link, error) 
 	link.Relocatable = has("r")
 
 	model := s.model(driver, t.kind, t.name, sw)
-	m.run(implicitItems(model.before, src), true)
+	n := len(w.items) + len(model.beforeItems) + len(model.afterItems) + 4
+	m.inputs, m.isLib = make([]Input, 0, n), make([]bool, 0, n)
+	m.run(model.beforeItems, true)
 	link.DefaultAsNeeded = m.st.AsNeeded
 	link.DefaultAsNeededSource = model.source
 	if model.before == nil && model.after == nil && link.Static {
@@ -459,7 +467,7 @@ func (s *session) parseArgv(argv []word, dir string, src Source) (*Link, error) 
 	defaultLibs := !has("nostdlib") && !has("nodefaultlibs") && !has("r")
 	items := w.items
 	var moved []item
-	if cxx && model.moveLibm && defaultLibs {
+	if cxx && model.moveLibm && defaultLibs && (w.libm >= 0 || w.libc >= 0) {
 		var keep []item
 		for i, it := range items {
 			if i == w.libm || i == w.libc {
@@ -477,30 +485,37 @@ func (s *session) parseArgv(argv []word, dir string, src Source) (*Link, error) 
 	}
 	m.run(items, false)
 	if cxx && defaultLibs && !has("nostdlib++") {
-		lib := []string{"-lstdc++"}
+		lib := libstdcxx
 		if has("static-libstdc++") && !has("static") {
-			lib = []string{"-Bstatic", "-lstdc++", "-Bdynamic"}
+			lib = libstdcxxStatic
 		}
-		m.run(implicitItems(lib, src), true)
+		m.run(lib, true)
 		if w.libm >= 0 && model.moveLibm {
 			m.run(moved[:1], false)
 			moved = moved[1:]
 		} else {
-			m.run(implicitItems([]string{"-lm"}, src), true)
+			m.run(libm, true)
 		}
 		m.run(moved, false)
 	}
-	m.run(implicitItems(model.after, src), true)
+	m.run(model.afterItems, true)
 	if m.err != nil {
 		return nil, m.err
 	}
 	if m.st.Group > 0 {
 		m.warn(item{src: src}, "--start-group without --end-group")
 	}
+	// ld's search order: the driver's -L, the -L the driver adds for its
+	// own dirs, -L given through -Wl, then the linker's built-in dirs
+	// (part of Options.SearchDirs when that is set).
 	dirs := append(append([]string(nil), w.libDirs...), s.systemDirs(driver, t)...)
 	dirs = append(dirs, m.wlDirs...)
-	if link.Linker != "" && t.kind != toolClang {
-		dirs = append(dirs, linkerDefaultDirs(link.Linker, t.triple)...)
+	if s.opt.SearchDirs == nil {
+		ld := link.Linker
+		if ld == "" {
+			ld = "bfd"
+		}
+		dirs = append(dirs, linkerDefaultDirs(ld, t.triple)...)
 	}
 	m.resolve(dirs)
 	return link, nil
@@ -535,10 +550,21 @@ func (s *session) parseLinker(link *Link, m *machine, t toolInfo, args []word) (
 	return link, nil
 }
 
-func implicitItems(words []string, src Source) []item {
+// implicitItems are linker arguments the driver adds; their inputs take the
+// command's Source.
+func implicitItems(words ...string) []item {
 	out := make([]item, len(words))
 	for i, w := range words {
-		out[i] = item{text: w, index: -1, src: src}
+		out[i] = item{text: w, index: -1}
 	}
 	return out
 }
+
+// What a C++ driver adds after the user's inputs.
+var (
+	libstdcxx       = implicitItems("-lstdc++")
+	libstdcxxStatic = implicitItems("-Bstatic", "-lstdc++", "-Bdynamic")
+	libm            = implicitItems("-lm")
+)
+
+func isNotLink(err error) bool { return errors.Is(err, ErrNotLink) }

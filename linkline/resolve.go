@@ -3,6 +3,9 @@ package linkline
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,12 +94,70 @@ func (s *session) fileKind(p string) (k Kind, found bool) {
 	if r, ok := s.kinds[p]; ok {
 		return r.kind, r.found
 	}
+	if !s.mayExist(p) {
+		s.kinds[p] = kindResult{}
+		return KindUnknown, false
+	}
 	fi, err := os.Stat(p)
 	if err == nil && fi.Mode().IsRegular() {
 		k, found = sniff(p)
 	}
 	s.kinds[p] = kindResult{k, found}
 	return k, found
+}
+
+// mayExist answers from cached directory listings whether p can exist: a
+// configured but unbuilt tree names thousands of files in directories that
+// do not exist yet, and one listing answers for all of them.
+func (s *session) mayExist(p string) bool {
+	dir, base := filepath.Split(filepath.Clean(p))
+	if dir == "" || base == "" || dir == "/" {
+		return true
+	}
+	names, ok := s.listDir(filepath.Clean(dir))
+	return !ok || names[base]
+}
+
+// listDir returns the names in dir; ok is false when it cannot tell (the
+// directory exists but cannot be listed, or is too large to keep).
+func (s *session) listDir(dir string) (names map[string]bool, ok bool) {
+	if d, seen := s.dirs[dir]; seen {
+		return d.names, d.ok
+	}
+	var res dirListing
+	parent, base := filepath.Split(dir)
+	if parent != "" && base != "" && parent != "/" {
+		if pn, pok := s.listDir(filepath.Clean(parent)); pok && !pn[base] {
+			res = dirListing{names: map[string]bool{}, ok: true} // the dir does not exist
+			s.dirs[dir] = res
+			return res.names, res.ok
+		}
+	}
+	f, err := os.Open(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		res = dirListing{names: map[string]bool{}, ok: true}
+	case err != nil:
+	default:
+		list, err := f.Readdirnames(maxListing + 1)
+		f.Close()
+		if (err == nil || errors.Is(err, io.EOF)) && len(list) <= maxListing {
+			res = dirListing{names: make(map[string]bool, len(list)), ok: true}
+			for _, n := range list {
+				res.names[n] = true
+			}
+		}
+	}
+	s.dirs[dir] = res
+	return res.names, res.ok
+}
+
+// maxListing bounds the directories mayExist keeps in memory.
+const maxListing = 20000
+
+type dirListing struct {
+	names map[string]bool
+	ok    bool
 }
 
 type kindResult struct {
@@ -163,11 +224,10 @@ func (m *machine) resolve(dirs []string) {
 		}
 	}
 	key := strings.Join(dirs, "\x00")
-	out := make([]Input, 0, len(m.inputs))
-	for _, p := range m.inputs {
-		in := p.in
+	for i := range m.inputs {
+		in := &m.inputs[i]
 		switch {
-		case p.isLib:
+		case m.isLib[i]:
 			in.Path = m.s.lookup(in.Name, in.State.Static, dirs, key)
 			if in.Path == "" {
 				in.Kind = KindLib
@@ -195,7 +255,6 @@ func (m *machine) resolve(dirs []string) {
 				}
 			}
 		}
-		out = append(out, in)
 	}
-	m.link.Inputs = out
+	m.link.Inputs = m.inputs
 }

@@ -128,7 +128,7 @@ func (s *session) expandRsp(args []word, dir string, chain []string) ([]word, er
 		if ok {
 			src = s.overlaySrc[path]
 		} else {
-			b, err := os.ReadFile(path)
+			b, err := readInput(path)
 			if err != nil {
 				what := name
 				if len(chain) > 0 {
@@ -156,4 +156,23 @@ func (s *session) expandRsp(args []word, dir string, chain []string) ([]word, er
 		return args, nil
 	}
 	return out, nil
+}
+
+// maxInputSize bounds a response file or an included ninja file.
+const maxInputSize = 256 << 20
+
+// readInput reads a regular file of at most maxInputSize bytes: a name in
+// a command line must not make the parser read a device or a FIFO.
+func readInput(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if fi.Size() > maxInputSize {
+		return nil, fmt.Errorf("%s: %d bytes is more than %d", path, fi.Size(), maxInputSize)
+	}
+	return os.ReadFile(path)
 }

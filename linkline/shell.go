@@ -26,7 +26,7 @@ func splitShell(s string) ([]shellCmd, error) {
 	var (
 		cmds   []shellCmd
 		words  []string
-		cur    strings.Builder
+		cur    wordBuf
 		inWord bool
 		// dropNext: the next word is a redirection target.
 		dropNext bool
@@ -133,10 +133,14 @@ func splitShell(s string) ([]shellCmd, error) {
 				i++
 			}
 		case '(', ')':
-			if inWord {
-				cur.WriteByte(c)
-				i++
-				continue
+			// Operators to sh, but "-(" and "-Wl,-)" (ld's group
+			// options) are kept as words as the user meant them.
+			if inWord && cur.Len() > 0 {
+				if last := cur[len(cur)-1]; last == '-' || last == ',' {
+					cur.WriteByte(c)
+					i++
+					continue
+				}
 			}
 			endCmd(string(c))
 			i++
@@ -171,19 +175,41 @@ func splitShell(s string) ([]shellCmd, error) {
 			inWord = true
 			i += end + 2
 		default:
-			cur.WriteByte(c)
+			// A run of ordinary characters at once.
+			j := i + 1
+			for j < n && !isShellSpecial(s[j]) {
+				j++
+			}
+			cur.WriteString(s[i:j])
 			inWord = true
-			i++
+			i = j
 		}
 	}
 	endCmd("")
 	return cmds, nil
 }
 
+func isShellSpecial(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', '\\', '\'', '"', '#', ';', '&', '|', '(', ')', '<', '>', '$', '`':
+		return true
+	}
+	return false
+}
+
+// wordBuf builds one word, keeping its memory across words.
+type wordBuf []byte
+
+func (b *wordBuf) WriteByte(c byte) error { *b = append(*b, c); return nil }
+func (b *wordBuf) WriteString(s string)   { *b = append(*b, s...) }
+func (b *wordBuf) String() string         { return string(*b) }
+func (b *wordBuf) Reset()                 { *b = (*b)[:0] }
+func (b *wordBuf) Len() int               { return len(*b) }
+
 // copyDoubleQuoted copies the inside of a double-quoted string starting at
 // s[i] (just after the quote) and returns the index after the closing quote.
 // Inside double quotes a backslash only escapes $ ` " \ and newline.
-func copyDoubleQuoted(cur *strings.Builder, s string, i int) (int, error) {
+func copyDoubleQuoted(cur *wordBuf, s string, i int) (int, error) {
 	n := len(s)
 	for i < n {
 		c := s[i]
@@ -220,7 +246,7 @@ func copyDoubleQuoted(cur *strings.Builder, s string, i int) (int, error) {
 
 // copyDollar copies a $ expansion literally: $(...) and ${...} whole (with
 // nesting), anything else as a plain $.
-func copyDollar(cur *strings.Builder, s string, i int) (int, error) {
+func copyDollar(cur *wordBuf, s string, i int) (int, error) {
 	n := len(s)
 	if i+1 >= n || (s[i+1] != '(' && s[i+1] != '{') {
 		cur.WriteByte('$')

@@ -1,6 +1,7 @@
 package linkline
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -33,11 +34,11 @@ func parseSpecs(text string) specSet {
 	return out
 }
 
-// specFallbacks are specs that link_command reaches through %:include of a
-// file -dumpspecs does not print (libgomp.spec, libitm.spec).
-var specFallbacks = map[string]string{
-	"link_gomp": "-lgomp %{static: -ldl }",
-	"link_itm":  "-litm",
+// specIncludes are the spec files link_command reads with %:include, which
+// -dumpspecs does not print (it shows link_gomp empty): what they define.
+var specIncludes = map[string]map[string]string{
+	"libgomp.spec": {"link_gomp": "-lgomp %{static: -ldl }"},
+	"libitm.spec":  {"link_itm": "-litm"},
 }
 
 // oMarker stands for %o (the user's objects and libraries) in evaluated
@@ -51,8 +52,9 @@ const oMarker = "\x00%o\x00"
 // nothing.
 type specEval struct {
 	specs    specSet
-	switches []string        // the driver's switches, without the leading dash
-	sanitize map[string]bool // what -fsanitize= leaves enabled
+	included map[string]string // specs defined by %:include
+	switches []string          // the driver's switches, without the leading dash
+	sanitize map[string]bool   // what -fsanitize= leaves enabled
 	out      strings.Builder
 	depth    int
 	star     string // the suffix %* stands for inside %{S*:...}
@@ -78,9 +80,9 @@ func (e *specEval) hasPrefix(p string) (string, bool) {
 
 // run evaluates the named spec (or fallback) and appends its text.
 func (e *specEval) run(name string) {
-	body, ok := e.specs[name]
+	body, ok := e.included[name]
 	if !ok {
-		body = specFallbacks[name]
+		body = e.specs[name]
 	}
 	e.eval(body)
 }
@@ -115,8 +117,18 @@ func (e *specEval) eval(s string) {
 			e.run(s[i : i+end])
 			i += end + 1
 		case ':':
-			// %:function(args): skip the call, args may nest.
-			i = skipCall(s, i)
+			// %:function(args): skip the call, args may nest; an
+			// include defines the specs its file holds.
+			j := skipCall(s, i)
+			if file, ok := strings.CutPrefix(s[i:j], "include("); ok {
+				for k, v := range specIncludes[strings.TrimSuffix(file, ")")] {
+					if e.included == nil {
+						e.included = map[string]string{}
+					}
+					e.included[k] = v
+				}
+			}
+			i = j
 		case 'G':
 			e.run("libgcc")
 		case 'L':
@@ -337,7 +349,26 @@ func isStateWord(w string) bool {
 // evalLinkCommand evaluates spec "link_command" and returns the linker
 // options and libraries the driver puts before and after the user's inputs.
 func evalLinkCommand(specs specSet, switches []string) (before, after []string) {
-	e := &specEval{specs: specs, switches: switches, sanitize: sanitizers(switches)}
+	// The driver folds -fsanitize= and -fno-sanitize= before matching
+	// specs: what is left enabled is one fsanitize= switch.
+	san := sanitizers(switches)
+	var sw []string
+	for _, s := range switches {
+		if !strings.HasPrefix(s, "fsanitize=") && !strings.HasPrefix(s, "fno-sanitize=") {
+			sw = append(sw, s)
+		}
+	}
+	var on []string
+	for k, v := range san {
+		if v {
+			on = append(on, k)
+		}
+	}
+	if len(on) > 0 {
+		sort.Strings(on)
+		sw = append(sw, "fsanitize="+strings.Join(on, ","))
+	}
+	e := &specEval{specs: specs, switches: sw, sanitize: san}
 	e.run("link_command")
 	seenO := false
 	for _, w := range strings.Fields(e.out.String()) {

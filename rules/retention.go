@@ -24,7 +24,9 @@ only if something it links references a symbol the library defines. A backend th
 registers itself from a static initializer is referenced by nothing: it is left out of
 DT_NEEDED, never loaded, its initializer never runs, and at run time the program says the
 backend is not registered. bfd decides at the library's position on the line; gold, lld
-and mold from all references.`,
+and mold from all references. bfd also keeps a library that another kept shared library
+references; gold, lld and mold do not, so a backend reached only through another library
+is dropped by them and kept by bfd.`,
 	Fix: `Keep the library whatever it is referenced by: wrap it in
 -Wl,--push-state,--no-as-needed ... -Wl,--pop-state (CMake: "LINKER:--push-state,--no-as-needed"
 lib "LINKER:--pop-state"); or have the consumer reference a symbol the library defines

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -107,6 +109,49 @@ func TestConflictsTextShowsComponentsAndFix(t *testing.T) {
 		"both copies are live", "fix:", "unsigned int flatbuffers::ReadScalar<unsigned int>(void const*)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestRetentionBadInputs: malformed maps, link lines and response-file loops
+// are errors naming the file (exit 2), never panics, and the good inputs
+// beside them are still analysed.
+func TestRetentionBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	loopLog := write("loop.log", "g++ -o prog main.o @a.rsp\n")
+	write("a.rsp", "-lfoo @b.rsp\n")
+	write("b.rsp", "-lbar @a.rsp\n")
+	quoteLog := write("quote.log", "g++ -o prog 'main.o -lfoo\n")
+	garbage := write("garbage.map", "\x00\x01\x02 not a map at all \xff\xfe\n")
+	truncated := write("truncated.map", "Archive member included to satisfy reference by file (symbol)\n\nlibfoo.a(foo.o)\n")
+	good := write("good.log", "g++ -o prog main.o -Wl,--as-needed -lm\n")
+	for _, tc := range []struct {
+		path, want string
+	}{
+		{loopLog, "a.rsp"},
+		{quoteLog, "quote.log"},
+		{garbage, "garbage.map"},
+		{truncated, "truncated.map"},
+	} {
+		code, out, errs := runCLI(t, "retention", tc.path, good, "--format", "json", "-q")
+		if code != exitError {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", filepath.Base(tc.path), code, exitError, errs)
+		}
+		if !strings.Contains(errs, "etlink: ") || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: no error line naming %s: %q", filepath.Base(tc.path), tc.want, errs)
+		}
+		if strings.Contains(errs+out, "panic") || strings.Contains(errs+out, "goroutine ") {
+			t.Errorf("%s: a panic reached the user: %s", filepath.Base(tc.path), errs)
+		}
+		if r := decodeReport(t, out); r.SchemaVersion != 1 {
+			t.Errorf("%s: no report for the good input beside it", filepath.Base(tc.path))
 		}
 	}
 }

@@ -10,12 +10,13 @@
 # 1. writes the CMake File API queries (BUILDDIR/.cmake/api/v1/query/
 #    codemodel-v2, toolchains-v1, cache-v2) before configuring, so the
 #    replies land in BUILDDIR/.cmake/api/v1/reply/;
-# 2. configures project/ (log: BUILDDIR/configure.log);
+# 2. configures project/ from a fresh cache (cmake --fresh; log:
+#    BUILDDIR/configure.log);
 # 3. builds every target verbosely from clean (ninja -v / make VERBOSE=1), the
 #    log teed into BUILDDIR/build.log (so a rerun logs every link line again);
 # 4. checks that the outputs really are for --arch and were really linked by
-#    --linker (.comment / .note.gnu.gold-version), and writes BUILDDIR/.et-build
-#    ("linker=... arch=... generator=...").
+#    --linker (.comment / .note.gnu.gold-version). BUILDDIR/.et-build holds
+#    "linker=... arch=... generator=..." (written before configuring).
 #
 # Idempotent: rerunning with the same options rebuilds in place. With other
 # options on a directory this script built before (it holds .et-build), the
@@ -27,7 +28,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 project="$here/project"
 
 die() { echo "build.sh: error: $*" >&2; exit 1; }
-usage() { sed -n '4,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; echo "build.sh: error: $*" >&2; exit 2; }
+usage() { sed -n '5,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; echo "build.sh: error: $*" >&2; exit 2; }
 
 builddir="" linker=bfd arch=x86_64 generator=ninja jobs=$(nproc 2>/dev/null || echo 2)
 while [ $# -gt 0 ]; do
@@ -48,8 +49,11 @@ done
 case "$linker" in bfd|gold|lld|mold) ;; *) usage "--linker must be bfd, gold, lld or mold, not '$linker'" ;; esac
 case "$arch" in x86_64|aarch64) ;; *) usage "--arch must be x86_64 or aarch64, not '$arch'" ;; esac
 case "$generator" in
-  ninja) cmake_gen="Ninja"; gen_tool=ninja ;;
-  make)  cmake_gen="Unix Makefiles"; gen_tool=make ;;
+  ninja) cmake_gen="Ninja"; gen_tool=ninja; gen_opts=() ;;
+  # No per-rule progress messages or colour: each costs a cmake process, and
+  # the Makefile build is already the slow one.
+  make)  cmake_gen="Unix Makefiles"; gen_tool=make
+         gen_opts=(-DCMAKE_RULE_MESSAGES=OFF -DCMAKE_COLOR_MAKEFILE=OFF) ;;
   *)     usage "--generator must be ninja or make, not '$generator'" ;;
 esac
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || usage "--jobs must be a positive number, not '$jobs'"
@@ -87,6 +91,9 @@ elif [ -n "$(ls -A "$builddir")" ]; then
   die "$builddir is not empty and was not made by this script (no .et-build); use an empty or new directory"
 fi
 
+# Claim the directory now, so that a rerun after a failed build is accepted.
+echo "$config" > "$stamp"
+
 # 1. File API queries, before configuring.
 query="$builddir/.cmake/api/v1/query"
 mkdir -p "$query"
@@ -94,38 +101,38 @@ for q in codemodel-v2 toolchains-v1 cache-v2; do : > "$query/$q"; done
 
 start=$(date +%s%N)
 # 2. Configure.
-if ! cmake -S "$project" -B "$builddir" -G "$cmake_gen" "${toolchain[@]}" \
+if ! cmake --fresh -S "$project" -B "$builddir" -G "$cmake_gen" "${toolchain[@]}" "${gen_opts[@]}" \
       -DET_LINKER="$linker" -DCMAKE_BUILD_TYPE= >"$builddir/configure.log" 2>&1; then
   cat "$builddir/configure.log" >&2
   die "configure failed ($config); log: $builddir/configure.log"
 fi
 # 3. Build everything, verbosely, from clean.
 if ! cmake --build "$builddir" --clean-first --verbose --parallel "$jobs" 2>&1 | tee "$builddir/build.log"; then
+  grep -E -m 10 'error|FAILED|Error [0-9]' "$builddir/build.log" >&2 || true
   die "build failed ($config); log: $builddir/build.log"
 fi
 [ -s "$builddir/.cmake/api/v1/reply/$(ls "$builddir/.cmake/api/v1/reply" 2>/dev/null | grep '^index-' | tail -1)" ] \
   || die "no CMake File API reply in $builddir/.cmake/api/v1/reply"
 
 # 4. Check architecture and linker of every linked output.
-linker_of() {  # prints bfd, gold, lld or mold
-  local f=$1
-  if readelf -SW "$f" 2>/dev/null | grep -q '\.note\.gnu\.gold-version'; then echo gold
-  elif readelf -p .comment "$f" 2>/dev/null | grep -q 'Linker: .*LLD'; then echo lld
-  elif readelf -p .comment "$f" 2>/dev/null | grep -q 'mold '; then echo mold
-  else echo bfd; fi
+elf_info() {  # prints "MACHINE<tab>LINKER" (bfd, gold, lld or mold) with one readelf
+  readelf -hSW -p .comment "$1" 2>/dev/null | awk '
+    /^ *Machine:/ { m = $0; sub(/^ *Machine: */, "", m) }
+    /\.note\.gnu\.gold-version/ { gold = 1 }
+    /Linker: .*LLD/ { lld = 1 }
+    /^  \[ *[0-9a-f]+\]  mold / { mold = 1 }
+    END { print m "\t" (gold ? "gold" : lld ? "lld" : mold ? "mold" : "bfd") }'
 }
 n=0
 for f in "$builddir"/bin/* "$builddir"/lib/*.so; do
   case "$f" in *.map) continue ;; esac
   [ -f "$f" ] || continue
-  m=$(readelf -hW "$f" | sed -n 's/^ *Machine: *//p')
+  IFS=$'\t' read -r m l < <(elf_info "$f")
   [ "$m" = "$want_machine" ] || die "$f is for '$m', expected '$want_machine' (--arch $arch)"
-  l=$(linker_of "$f")
   [ "$l" = "$linker" ] || die "$f was linked by $l, expected $linker (is -fuse-ld=$linker honoured?)"
   [ -s "$f.map" ] || die "no link map $f.map"
   n=$((n + 1))
 done
 [ "$n" -ge 10 ] || die "only $n linked outputs in $builddir/bin and $builddir/lib"
-echo "$config" > "$stamp"
 end=$(date +%s%N)
 printf 'build.sh: ok: %s, %d outputs in %s (%d ms)\n' "$config" "$n" "$builddir" "$(( (end - start) / 1000000 ))" >&2

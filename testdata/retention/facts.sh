@@ -22,15 +22,18 @@
 #   C MEMBER register_kernels.o present|absent
 #                                     its static initializer
 #                                     (_GLOBAL__sub_I_register_kernels*) is in
-#                                     the output's symbol table (nm)
-#   C MEMBER op_add.o present|absent  et_op_add is defined in the output (nm)
+#                                     the output's .symtab (readelf -sW; what
+#                                     nm shows)
+#   C MEMBER op_add.o present|absent  et_op_add is defined in the output's
+#                                     .symtab (mold 1.10 makes it LOCAL there)
 #   C MAP_MEMBER register_kernels.o present|absent
 #                                     the link map names
 #                                     libet_kernels.a(register_kernels.o)
 #   C DEFINES register_backend OBJ    each object of the load set whose dynamic
 #                                     symbol table defines
 #                                     executorch::runtime::register_backend
-#                                     (nm -D --defined-only)
+#                                     (.dynsym entries not UND: what
+#                                     nm -D --defined-only lists)
 #   C DEFINES registered_backends OBJ the same for the registry state
 #   C REGISTRY_DEFINERS N             how many objects of the load set define
 #                                     register_backend (2 or more: ET103)
@@ -53,11 +56,10 @@ b=$(cd "$1" 2>/dev/null && pwd) || { echo "facts.sh: error: no directory $1" >&2
 
 machine=$(readelf -hW "$b/lib/libet_runtime.so" | sed -n 's/^ *Machine: *//p')
 case "$machine" in
-  AArch64) arch=aarch64; NM=aarch64-linux-gnu-nm ;;
-  "Advanced Micro Devices X86-64") arch=x86_64; NM=nm ;;
+  AArch64) arch=aarch64 ;;
+  "Advanced Micro Devices X86-64") arch=x86_64 ;;
   *) echo "facts.sh: error: unexpected machine '$machine'" >&2; exit 2 ;;
 esac
-command -v "$NM" >/dev/null || { echo "facts.sh: error: $NM not found" >&2; exit 2; }
 
 [ -f "$b/.et-build" ] && echo "# build $(cat "$b/.et-build")"
 
@@ -72,76 +74,105 @@ if [ "$arch" != "$host" ]; then
   fi
 fi
 
-linker_of() {
-  if readelf -SW "$1" 2>/dev/null | grep -q '\.note\.gnu\.gold-version'; then echo gold
-  elif readelf -p .comment "$1" 2>/dev/null | grep -q 'Linker: .*LLD'; then echo lld
-  elif readelf -p .comment "$1" 2>/dev/null | grep -q 'mold '; then echo mold
-  else echo bfd; fi
+# One readelf per file, cached: its output reduced by awk to tagged lines
+#   L linker | N needed | RUNPATH path | RPATH path | D dynsym-defined name
+#   S symtab-defined name
+# (readelf, not nm: nm loads the LTO plugin on every call and is ~30x slower
+# here; the symbols are the same.)
+declare -A SCAN
+scan() {
+  [ -n "${SCAN[$1]+x}" ] && return
+  SCAN[$1]=$(readelf -W -d -s -S -p .comment "$1" 2>/dev/null | awk '
+    /^Symbol table .\.dynsym./ { tab = "D"; next }
+    /^Symbol table .\.symtab./ { tab = "S"; next }
+    /^Symbol table/ || /^Section Headers/ || /^String dump/ || /^Dynamic section/ { tab = "" }
+    /\.note\.gnu\.gold-version/ { gold = 1 }
+    /Linker: .*LLD/ { lld = 1 }
+    /^  \[ *[0-9a-f]+\]  mold / { mold = 1 }
+    /\(NEEDED\)/  { s = $0; sub(/.*\[/, "", s); sub(/\]$/, "", s); print "N " s }
+    /\(RUNPATH\)/ { s = $0; sub(/.*\[/, "", s); sub(/\]$/, "", s); print "RUNPATH " s }
+    /\(RPATH\)/   { s = $0; sub(/.*\[/, "", s); sub(/\]$/, "", s); print "RPATH " s }
+    tab != "" && NF >= 8 && $1 ~ /^[0-9]+:$/ && $7 != "UND" { n = $8; sub(/@.*/, "", n); print tab " " n }
+    END { print "L " (gold ? "gold" : lld ? "lld" : mold ? "mold" : "bfd") }')
 }
-needed_of() { readelf -dW "$1" | sed -n 's/.*(NEEDED).*Shared library: \[\(.*\)\]/\1/p'; }
+TAGGED=()
+tagged() {  # tagged FILE TAG: sets TAGGED to the values of TAG (no subshell)
+  local line
+  TAGGED=()
+  while IFS= read -r line; do [[ $line == "$2 "* ]] && TAGGED+=("${line#"$2 "}"); done <<<"${SCAN[$1]}"
+  return 0
+}
+has() {  # has FILE TAG VALUE
+  [[ $'\n'${SCAN[$1]}$'\n' == *$'\n'"$2 $3"$'\n'* ]]
+}
 
 REG_FN='_ZN10executorch7runtime16register_backendERKNS0_7BackendE'
 REG_STATE='_ZN10executorch7runtime8internal19registered_backendsE'
 
 facts_for() {
   local f=$1 c kind
-  c=$(basename "$f"); c=${c%.so}
+  c=${f##*/}; c=${c%.so}
   case "$f" in *.so) kind=module ;; *) kind=exe ;; esac
   echo "$c KIND $kind"
-  echo "$c LINKER $(linker_of "$f")"
-  needed_of "$f" | sed "s/^/$c NEEDED /"
-  readelf -dW "$f" | sed -n "s/.*(RUNPATH).*Library runpath: \[\(.*\)\]/$c RUNPATH \1/p;s/.*(RPATH).*Library rpath: \[\(.*\)\]/$c RPATH \1/p"
+  scan "$f"
+  local n t
+  tagged "$f" L; echo "$c LINKER ${TAGGED[0]}"
+  for t in NEEDED RUNPATH RPATH; do
+    tagged "$f" "${t/NEEDED/N}"
+    for n in "${TAGGED[@]+"${TAGGED[@]}"}"; do echo "$c $t $n"; done
+  done
 
   # The load set: breadth-first DT_NEEDED closure over the project's libraries.
-  local -a queue=("$f") loadset=() seen=()
-  local cur n
+  local -a queue=("$f") loadset=()
+  local cur seen=" "
   while [ ${#queue[@]} -gt 0 ]; do
     cur=${queue[0]}; queue=("${queue[@]:1}")
-    while read -r n; do
-      [ -n "$n" ] && [ -f "$b/lib/$n" ] || continue
-      case " ${seen[*]-} " in *" $n "*) continue ;; esac
-      seen+=("$n"); loadset+=("$n"); queue+=("$b/lib/$n")
-    done < <(needed_of "$cur")
+    scan "$cur"; tagged "$cur" N
+    for n in "${TAGGED[@]+"${TAGGED[@]}"}"; do
+      [ -f "$b/lib/$n" ] || continue
+      [[ $seen == *" $n "* ]] && continue
+      seen+="$n "; loadset+=("$n"); queue+=("$b/lib/$n")
+    done
   done
   for n in "${loadset[@]+"${loadset[@]}"}"; do echo "$c LOADS $n"; done
 
   local lib bn
   for lib in "$b"/lib/libet_backend_*.so; do
-    bn=$(basename "$lib")
-    case " ${loadset[*]-} " in *" $bn "*) echo "$c BACKEND $bn loaded" ;; *) echo "$c BACKEND $bn absent" ;; esac
+    bn=${lib##*/}
+    if [[ $seen == *" $bn "* ]]; then echo "$c BACKEND $bn loaded"; else echo "$c BACKEND $bn absent"; fi
   done
 
-  local syms
-  syms=$("$NM" "$f" 2>/dev/null || true)
-  if grep -q ' _GLOBAL__sub_I_register_kernels' <<<"$syms"; then echo "$c MEMBER register_kernels.o present"; else echo "$c MEMBER register_kernels.o absent"; fi
-  if grep -Eq ' [TtWw] et_op_add$' <<<"$syms"; then echo "$c MEMBER op_add.o present"; else echo "$c MEMBER op_add.o absent"; fi
+  if [[ $'\n'${SCAN[$f]} == *$'\n'"S _GLOBAL__sub_I_register_kernels"* ]]; then echo "$c MEMBER register_kernels.o present"; else echo "$c MEMBER register_kernels.o absent"; fi
+  if has "$f" S et_op_add; then echo "$c MEMBER op_add.o present"; else echo "$c MEMBER op_add.o absent"; fi
   if [ -f "$f.map" ] && grep -q 'libet_kernels\.a(register_kernels\.o)' "$f.map"; then
     echo "$c MAP_MEMBER register_kernels.o present"
   else
     echo "$c MAP_MEMBER register_kernels.o absent"
   fi
 
-  local obj dyn definers=0
+  local obj definers=0
   for obj in "$f" "${loadset[@]/#/$b/lib/}"; do
     [ -f "$obj" ] || continue
-    dyn=$("$NM" -D --defined-only "$obj" 2>/dev/null | awk '{print $NF}')
-    if grep -qx "$REG_FN" <<<"$dyn"; then
-      echo "$c DEFINES register_backend $(basename "$obj")"; definers=$((definers + 1))
+    scan "$obj"
+    if has "$obj" D "$REG_FN"; then
+      echo "$c DEFINES register_backend ${obj##*/}"; definers=$((definers + 1))
     fi
-    if grep -qx "$REG_STATE" <<<"$dyn"; then echo "$c DEFINES registered_backends $(basename "$obj")"; fi
+    if has "$obj" D "$REG_STATE"; then echo "$c DEFINES registered_backends ${obj##*/}"; fi
   done
   echo "$c REGISTRY_DEFINERS $definers"
 
   if [ -n "$run_skip" ]; then echo "$c RUN skipped: $run_skip"; return; fi
-  local out rc=0 cmd
+  local out rc=0 cmd line
   if [ "$kind" = module ]; then cmd=("${runner[@]}" "$b/bin/module_loader" "$f"); else cmd=("${runner[@]}" "$f"); fi
   out=$(cd "$b" && LD_LIBRARY_PATH="$b/lib" timeout 20 "${cmd[@]}" 2>&1) || rc=$?
-  if [ "$rc" -ne 0 ] || ! grep -q '^backends=[0-9]* kernels=[0-9]*$' <<<"$out"; then
-    echo "$c RUN failed rc=$rc: $(head -1 <<<"$out" | sed "s|$b/||g")"
+  line=${out%%$'\n'*}
+  if [ "$rc" -ne 0 ] || ! [[ $line =~ ^backends=[0-9]+\ kernels=[0-9]+$ ]]; then
+    echo "$c RUN failed rc=$rc: ${line//$b\//}"
     return
   fi
-  echo "$c RUN $(grep '^backends=' <<<"$out")"
-  sed -n "s/^backend=/$c RUN_BACKEND /p" <<<"$out"
+  echo "$c RUN $line"
+  while read -r line; do [[ $line == backend=* ]] && echo "$c RUN_BACKEND ${line#backend=}"; done <<<"$out"
+  return 0
 }
 
 shopt -s nullglob

@@ -1,0 +1,387 @@
+package linkline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ErrFileAPI is wrapped by errors in a CMake File API reply.
+var ErrFileAPI = errors.New("cmake file api")
+
+// ParseFileAPI reads the CMake File API reply of a build directory
+// (.cmake/api/v1/reply: the newest index-*.json, its codemodel-v2 and each
+// target-*.json) and returns the link of every executable, shared library
+// and module. The line is rebuilt as CMake's Makefile and Ninja generators
+// write it: the driver, the "flags" fragments, -shared for libraries, the
+// target's objects, -o, the "libraryPath" and "libraries" fragments. Every
+// input from a fragment carries the CMakeLists.txt location that added it
+// (CMakeFile, CMakeLine, CMakeCommand). The driver is the compiler of the
+// link language from the toolchains-v1 reply, else CMAKE_<LANG>_COMPILER
+// from cache-v2. Objects are named as those generators name them
+// (CMakeFiles/<target>.dir/<source>.o). Each link's Dir is its target's
+// build directory, from the reply; opt.Dir is not used.
+func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
+	top, err := filepath.Abs(buildDir)
+	if err != nil {
+		return nil, []error{err}
+	}
+	reply := filepath.Join(top, ".cmake", "api", "v1", "reply")
+	idx, err := filepath.Glob(filepath.Join(reply, "index-*.json"))
+	if err != nil || len(idx) == 0 {
+		return nil, []error{fmt.Errorf("%s: %w: no index-*.json reply (write .cmake/api/v1/query/codemodel-v2 and run cmake)", reply, ErrFileAPI)}
+	}
+	sort.Strings(idx)
+	var index struct {
+		Objects []faObject `json:"objects"`
+	}
+	if err := readJSON(idx[len(idx)-1], &index); err != nil {
+		return nil, []error{err}
+	}
+	var cmPath, tcPath, cachePath string
+	for _, o := range index.Objects {
+		switch {
+		case o.Kind == "codemodel" && o.Version.Major == 2:
+			cmPath = o.JSONFile
+		case o.Kind == "toolchains" && o.Version.Major == 1:
+			tcPath = o.JSONFile
+		case o.Kind == "cache" && o.Version.Major == 2:
+			cachePath = o.JSONFile
+		}
+	}
+	if cmPath == "" {
+		return nil, []error{fmt.Errorf("%s: %w: no codemodel-v2 in the reply", idx[len(idx)-1], ErrFileAPI)}
+	}
+	var cm faCodemodel
+	if err := readJSON(filepath.Join(reply, cmPath), &cm); err != nil {
+		return nil, []error{err}
+	}
+	var errs []error
+	ctx := faContext{top: top, source: cm.Paths.Source, compilers: map[string]string{}}
+	if ctx.source == "" {
+		ctx.source = top
+	}
+	if tcPath != "" {
+		var tc faToolchains
+		if err := readJSON(filepath.Join(reply, tcPath), &tc); err != nil {
+			errs = append(errs, err)
+		}
+		for _, t := range tc.Toolchains {
+			if t.Compiler.Path != "" {
+				ctx.compilers[t.Language] = t.Compiler.Path
+			}
+		}
+	}
+	if cachePath != "" {
+		var cache faCache
+		if err := readJSON(filepath.Join(reply, cachePath), &cache); err != nil {
+			errs = append(errs, err)
+		}
+		for _, e := range cache.Entries {
+			lang, ok := strings.CutPrefix(e.Name, "CMAKE_")
+			if lang, ok2 := strings.CutSuffix(lang, "_COMPILER"); ok && ok2 && e.Value != "" {
+				if _, have := ctx.compilers[lang]; !have {
+					ctx.compilers[lang] = e.Value
+				}
+			}
+		}
+	}
+	s := newSession(opt)
+	var links []*Link
+	for _, cfg := range cm.Configurations {
+		for _, t := range cfg.Targets {
+			path := filepath.Join(reply, t.JSONFile)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			l, err := s.fileAPITarget(data, path, ctx)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if l != nil {
+				links = append(links, l)
+			}
+		}
+	}
+	return links, errs
+}
+
+type faObject struct {
+	Kind    string `json:"kind"`
+	Version struct {
+		Major int `json:"major"`
+	} `json:"version"`
+	JSONFile string `json:"jsonFile"`
+}
+
+type faCodemodel struct {
+	Paths struct {
+		Source string `json:"source"`
+		Build  string `json:"build"`
+	} `json:"paths"`
+	Configurations []struct {
+		Name    string `json:"name"`
+		Targets []struct {
+			Name     string `json:"name"`
+			JSONFile string `json:"jsonFile"`
+		} `json:"targets"`
+	} `json:"configurations"`
+}
+
+type faToolchains struct {
+	Toolchains []struct {
+		Language string `json:"language"`
+		Compiler struct {
+			Path string `json:"path"`
+		} `json:"compiler"`
+	} `json:"toolchains"`
+}
+
+type faCache struct {
+	Entries []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"entries"`
+}
+
+type faTarget struct {
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	NameOnDisk string `json:"nameOnDisk"`
+	Artifacts  []struct {
+		Path string `json:"path"`
+	} `json:"artifacts"`
+	Backtrace      *int    `json:"backtrace"`
+	BacktraceGraph faGraph `json:"backtraceGraph"`
+	Paths          struct {
+		Source string `json:"source"`
+		Build  string `json:"build"`
+	} `json:"paths"`
+	Link *struct {
+		Language         string `json:"language"`
+		CommandFragments []struct {
+			Fragment  string `json:"fragment"`
+			Role      string `json:"role"`
+			Backtrace *int   `json:"backtrace"`
+		} `json:"commandFragments"`
+	} `json:"link"`
+	Sources []struct {
+		Path              string `json:"path"`
+		CompileGroupIndex *int   `json:"compileGroupIndex"`
+		Backtrace         *int   `json:"backtrace"`
+	} `json:"sources"`
+}
+
+type faGraph struct {
+	Nodes []struct {
+		File    int  `json:"file"`
+		Line    int  `json:"line"`
+		Command *int `json:"command"`
+	} `json:"nodes"`
+	Commands []string `json:"commands"`
+	Files    []string `json:"files"`
+}
+
+// faContext is what a target reply is read against.
+type faContext struct {
+	top       string            // the top build directory
+	source    string            // the top source directory
+	compilers map[string]string // link language -> compiler
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w: %w", path, ErrFileAPI, err)
+	}
+	return nil
+}
+
+// source maps a backtrace index to the CMakeLists.txt location.
+func (g *faGraph) source(file string, bt *int, top string) Source {
+	src := Source{File: file}
+	if bt == nil || *bt < 0 || *bt >= len(g.Nodes) {
+		return src
+	}
+	n := g.Nodes[*bt]
+	if n.File >= 0 && n.File < len(g.Files) {
+		f := g.Files[n.File]
+		if !filepath.IsAbs(f) && top != "" {
+			f = filepath.Join(top, f)
+		}
+		src.CMakeFile = f
+	}
+	src.CMakeLine = n.Line
+	if n.Command != nil && *n.Command >= 0 && *n.Command < len(g.Commands) {
+		src.CMakeCommand = g.Commands[*n.Command]
+	}
+	return src
+}
+
+// fileAPITarget rebuilds and parses the link line of one target reply; nil
+// for a target that does not link.
+func (s *session) fileAPITarget(data []byte, file string, ctx faContext) (*Link, error) {
+	var t faTarget
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", file, ErrFileAPI, err)
+	}
+	if t.Link == nil {
+		return nil, nil
+	}
+	switch t.Type {
+	case "EXECUTABLE", "SHARED_LIBRARY", "MODULE_LIBRARY":
+	default:
+		return nil, nil
+	}
+	dir := filepath.Join(ctx.top, t.Paths.Build)
+	driver := ctx.compilers[t.Link.Language]
+	if driver == "" {
+		return nil, fmt.Errorf("%s: %w: no compiler for link language %q in toolchains-v1 or cache-v2", file, ErrFileAPI, t.Link.Language)
+	}
+	linkSrc := t.BacktraceGraph.source(file, t.Backtrace, ctx.source)
+	argv := []word{{text: driver, src: linkSrc}}
+	frag := func(role string) error {
+		for _, f := range t.Link.CommandFragments {
+			if f.Role != role {
+				continue
+			}
+			words, err := cmakeFragmentWords(f.Fragment)
+			if err != nil {
+				return fmt.Errorf("%s: %w: fragment %q: %w", file, ErrFileAPI, f.Fragment, err)
+			}
+			src := t.BacktraceGraph.source(file, f.Backtrace, ctx.source)
+			for _, w := range words {
+				argv = append(argv, word{text: w, src: src})
+			}
+		}
+		return nil
+	}
+	if err := frag("flags"); err != nil {
+		return nil, err
+	}
+	if t.Type != "EXECUTABLE" {
+		argv = append(argv, word{text: "-shared", src: linkSrc})
+	}
+	for _, src := range t.Sources {
+		if src.CompileGroupIndex == nil {
+			continue
+		}
+		obj := objectPath(t.Name, src.Path, t.Paths.Source, ctx.top, dir)
+		if _, err := os.Stat(filepath.Join(dir, obj)); err != nil {
+			// CMAKE_<LANG>_OUTPUT_EXTENSION_REPLACE names foo.cpp's object foo.o.
+			if alt := strings.TrimSuffix(obj, filepath.Ext(strings.TrimSuffix(obj, ".o"))+".o") + ".o"; alt != obj {
+				if _, err := os.Stat(filepath.Join(dir, alt)); err == nil {
+					obj = alt
+				}
+			}
+		}
+		argv = append(argv, word{text: obj, src: t.BacktraceGraph.source(file, src.Backtrace, ctx.source)})
+	}
+	out := t.NameOnDisk
+	if len(t.Artifacts) > 0 && t.Artifacts[0].Path != "" {
+		a := t.Artifacts[0].Path
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(ctx.top, a)
+		}
+		if rel, err := filepath.Rel(dir, a); err == nil {
+			out = rel
+		}
+	}
+	if out != "" {
+		argv = append(argv, word{text: "-o", src: linkSrc}, word{text: out, src: linkSrc})
+	}
+	if err := frag("libraryPath"); err != nil {
+		return nil, err
+	}
+	if err := frag("libraries"); err != nil {
+		return nil, err
+	}
+	l, err := s.parseArgv(argv, dir, linkSrc)
+	if err != nil {
+		return nil, err
+	}
+	l.Target = t.Name
+	return l, nil
+}
+
+// objectPath names a source's object file as CMake's Makefile and Ninja
+// generators do: CMakeFiles/<target>.dir/ then the source's path relative
+// to the target's source dir (a generated source under the build tree:
+// relative to the target's build dir; anything else: the full path without
+// its root), ".." turned into "__", and ".o" added. src is relative to the
+// top source dir or absolute; srcDir is relative to the top source dir;
+// topBuild and curBuild are the absolute top and target build dirs.
+func objectPath(target, src, srcDir, topBuild, curBuild string) string {
+	var rel string
+	switch {
+	case !filepath.IsAbs(src):
+		rel = src
+		if r, err := filepath.Rel(srcDir, src); err == nil {
+			rel = r
+		}
+	case topBuild != "" && (src == topBuild || strings.HasPrefix(src, topBuild+"/")):
+		rel, _ = filepath.Rel(curBuild, src)
+	default:
+		rel = strings.TrimPrefix(filepath.Clean(src), "/")
+	}
+	rel = strings.ReplaceAll(filepath.ToSlash(rel), "..", "__")
+	return "CMakeFiles/" + target + ".dir/" + rel + ".o"
+}
+
+// cmakeFragmentWords splits a File API command fragment into arguments.
+// Fragments are rendered command-line text ("-Wl,--as-needed",
+// "\"/a b/libx.so\""), but raw CMake forms are accepted too: "SHELL:a b"
+// (shell-split) and "LINKER:a,b" or "LINKER:SHELL:a b" (rendered as -Wl,
+// or, when an item holds a comma, -Xlinker pairs, as CMake does).
+func cmakeFragmentWords(f string) ([]string, error) {
+	f = strings.TrimSpace(f)
+	if rest, ok := strings.CutPrefix(f, "LINKER:"); ok {
+		var items []string
+		if sh, ok := strings.CutPrefix(rest, "SHELL:"); ok {
+			words, err := shellWords(sh)
+			if err != nil {
+				return nil, err
+			}
+			items = words
+		} else {
+			items = strings.Split(rest, ",")
+		}
+		for _, it := range items {
+			if strings.ContainsRune(it, ',') {
+				var out []string
+				for _, it := range items {
+					out = append(out, "-Xlinker", it)
+				}
+				return out, nil
+			}
+		}
+		return []string{"-Wl," + strings.Join(items, ",")}, nil
+	}
+	if rest, ok := strings.CutPrefix(f, "SHELL:"); ok {
+		return shellWords(rest)
+	}
+	return shellWords(f)
+}
+
+// shellWords is every word of a shell line, operators dropped.
+func shellWords(s string) ([]string, error) {
+	cmds, err := splitShell(s)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range cmds {
+		out = append(out, c.words...)
+	}
+	return out, nil
+}

@@ -1,0 +1,96 @@
+package linkline
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fuzzOptions never run a driver: canned specs, no system dirs.
+func fuzzOptions(f *testing.F, dir string) Options {
+	specs := debianSpecs(f)
+	return Options{
+		Dir:        dir,
+		Specs:      func(string) (string, error) { return specs, nil },
+		SearchDirs: func(string) []string { return nil },
+	}
+}
+
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{
+		`: && /usr/bin/c++ CMakeFiles/app.dir/main.cpp.o -o app -Wl,-rpath,"\$ORIGIN" -Wl,--push-state,--whole-archive libstat.a -Wl,--pop-state libs.so && :`,
+		`cd sub && env A=B ccache g++ -Xlinker -( a.a -Xlinker -) -l foo -l:libx.so.1 -L dir -o x 2>&1 | tee log`,
+		`ld -o x --as-needed -lfoo -( -lbar -) --no-as-needed @rsp -Map m -static -Bdynamic -rpath /r`,
+		`clang++ -static -fsanitize=address -fuse-ld=lld x.o -o x '$ORIGIN' "a\"b" $(x) ${y} ` + "`z`",
+		`g++ -fopenmp -static-libstdc++ -Wl,--pop-state -Wl,--end-group -Wl,--start-group x.o -o x -x c++ y -T s.ld -z defs`,
+	} {
+		f.Add(s)
+	}
+	opt := fuzzOptions(f, f.TempDir())
+	f.Fuzz(func(t *testing.T, cmd string) {
+		l, err := ParseCommand(cmd, opt)
+		if err == nil && l == nil {
+			t.Fatal("nil link without error")
+		}
+	})
+}
+
+func FuzzResponseFile(f *testing.F) {
+	for _, s := range []string{
+		"a.o 'b c.o' \"d\\\"e\" f\\ g\n-Wl,--no-as-needed -lfoo\n@nested.rsp",
+		"''\n\"\"\\",
+		"@self.rsp",
+		"-Wl,@nested.rsp x",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	opt := fuzzOptions(f, dir)
+	if err := os.WriteFile(filepath.Join(dir, "nested.rsp"), []byte("n.o -lbar"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	// Iterations run one at a time in each worker, which has its own dir.
+	path := filepath.Join(dir, "self.rsp")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_ = splitRsp(string(data), "x.rsp")
+		_, _ = ParseArgs([]string{"g++", "@" + path, "-o", "x"}, opt)
+	})
+}
+
+func FuzzParseNinja(f *testing.F) {
+	f.Add([]byte(ninjaRules + "build app: CXX_EXECUTABLE_LINKER__app_ a.o | b || c\n  LINK_LIBRARIES = -lfoo $\n    -lbar\n  TARGET_FILE = app\n"))
+	f.Add([]byte("rule r\n  command = g++ @$out.rsp $in -o $out\n  rspfile = $out.rsp\n  rspfile_content = $in_newline\nbuild x$ y: r a$:b ${v}\n"))
+	f.Add([]byte("subninja sub.ninja\ninclude inc.ninja\npool p\n  depth = 1\ndefault x\n# Link build statements for EXECUTABLE target t\n"))
+	f.Add([]byte("v = $\n\nbuild $"))
+	dir := f.TempDir()
+	opt := fuzzOptions(f, dir)
+	if err := os.WriteFile(filepath.Join(dir, "inc.ninja"), []byte("rule r\n  command = g++ $in -o $out\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		links, _ := parseNinja(bytes.NewReader(data), "build.ninja", dir, opt)
+		for _, l := range links {
+			if l == nil {
+				t.Fatal("nil link")
+			}
+		}
+	})
+}
+
+func FuzzFileAPI(f *testing.F) {
+	f.Add([]byte(appTarget))
+	f.Add([]byte(`{"name":"x","type":"SHARED_LIBRARY","link":{"language":"C","commandFragments":[{"fragment":"LINKER:SHELL:-z defs","role":"flags","backtrace":0}]},"backtraceGraph":{"nodes":[{"file":5,"command":-1,"line":-2}]},"sources":[{"path":"../../x.c","compileGroupIndex":0,"backtrace":-1}]}`))
+	f.Add([]byte(`{"name":"x","type":"EXECUTABLE","link":{"language":"CXX","commandFragments":[{"fragment":"SHELL:\"","role":"libraries"}]},"artifacts":[{"path":"/abs/x"}]}`))
+	s := newSession(fuzzOptions(f, ""))
+	ctx := faContext{top: "/build", source: "/src", compilers: map[string]string{"CXX": "g++", "C": "gcc"}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := s.fileAPITarget(data, "target.json", ctx)
+		if err != nil && l != nil {
+			t.Fatal("link and error")
+		}
+	})
+}

@@ -1,0 +1,55 @@
+package linkline
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ParseLinkTxt parses CMake's CMakeFiles/<target>.dir/link.txt (Makefile
+// generators). The file may hold several commands, one a line or joined
+// with &&; the link is the first that links. Target comes from the path,
+// and Dir is the build directory that holds CMakeFiles, where make runs
+// the commands (unless opt.Dir says otherwise).
+func ParseLinkTxt(path string, opt Options) (*Link, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	target, buildDir := linkTxtTarget(path)
+	dir, err := baseDir(opt.Dir, buildDir)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(opt)
+	var firstErr error
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		links, err := s.parseShell(line, dir, Source{File: path, Line: i + 1}, true)
+		if err != nil {
+			if firstErr == nil && !isNotLink(err) {
+				firstErr = err
+			}
+			continue
+		}
+		links[0].Target = target
+		return links[0], nil
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return nil, fmt.Errorf("%s: %w", path, ErrNotLink)
+}
+
+// linkTxtTarget reads .../<build>/CMakeFiles/<target>.dir/link.txt.
+func linkTxtTarget(path string) (target, buildDir string) {
+	tdir := filepath.Dir(path)
+	cm := filepath.Dir(tdir)
+	if filepath.Base(cm) != "CMakeFiles" || !strings.HasSuffix(filepath.Base(tdir), ".dir") {
+		return "", filepath.Dir(path)
+	}
+	return strings.TrimSuffix(filepath.Base(tdir), ".dir"), filepath.Dir(cm)
+}
