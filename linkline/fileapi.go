@@ -92,6 +92,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	}
 	s := newSession(opt)
 	var links []*Link
+	artifacts := map[string]string{} // built file -> the target that builds it
 	for _, cfg := range cm.Configurations {
 		for _, t := range cfg.Targets {
 			path := filepath.Join(reply, t.JSONFile)
@@ -99,6 +100,15 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 			if err != nil {
 				errs = append(errs, err)
 				continue
+			}
+			var built faArtifacts
+			if json.Unmarshal(data, &built) == nil {
+				for _, a := range built.Artifacts {
+					if !filepath.IsAbs(a.Path) {
+						a.Path = filepath.Join(top, a.Path)
+					}
+					artifacts[filepath.Clean(a.Path)] = built.Name
+				}
 			}
 			l, err := s.fileAPITarget(data, path, ctx)
 			if err != nil {
@@ -110,7 +120,26 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 			}
 		}
 	}
+	for _, l := range links {
+		for i := range l.Inputs {
+			in := &l.Inputs[i]
+			if p := in.Path; p != "" {
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(l.Dir, p)
+				}
+				in.Target = artifacts[filepath.Clean(p)]
+			}
+		}
+	}
 	return links, errs
+}
+
+// faArtifacts is the part of a target reply that names what it builds.
+type faArtifacts struct {
+	Name      string `json:"name"`
+	Artifacts []struct {
+		Path string `json:"path"`
+	} `json:"artifacts"`
 }
 
 type faObject struct {

@@ -112,6 +112,9 @@ type Input struct {
 	State    State
 	Implicit bool // added by the compiler driver, not written on the line (-lstdc++ -lm -lgcc_s -lc ...)
 	Source   Source
+	// Target is the CMake target that builds this input, when the File API
+	// reply says so: what a fix in CMakeLists.txt names.
+	Target string
 }
 
 // Link is one link command: the output, each input in the order the linker

@@ -28,15 +28,17 @@ and mold from all references. bfd also keeps a library that another kept shared 
 references; gold, lld and mold do not, so a backend reached only through another library
 is dropped by them and kept by bfd.`,
 	Fix: `Keep the library whatever it is referenced by: wrap it in
--Wl,--push-state,--no-as-needed ... -Wl,--pop-state (CMake: "LINKER:--push-state,--no-as-needed"
-lib "LINKER:--pop-state"); or have the consumer reference a symbol the library defines
-(an anchor function).`,
+-Wl,--push-state,--no-as-needed ... -Wl,--pop-state (CMake: target_link_libraries(t PRIVATE
+"-Wl,--push-state,--no-as-needed" lib "-Wl,--pop-state"); CMake 3.25 does not expand
+"LINKER:" in target_link_libraries, or a $<LINK_LIBRARY:...> feature defined with
+CMAKE_LINK_LIBRARY_USING_<FEATURE>); or have the consumer reference a symbol the library
+defines (an anchor function). gold has no --push-state: use --no-as-needed ... --as-needed.`,
 	Before: `target_link_libraries(_portable_lib PRIVATE executorch xnnpack_backend)
 $ readelf -d _portable_lib.so | grep NEEDED      # no libxnnpack_backend.so
 $ etlink retention build/
 error ET101 libxnnpack_backend.so dropped from _portable_lib: as-needed, nothing references it`,
 	After: `target_link_libraries(_portable_lib PRIVATE executorch
-  "LINKER:--push-state,--no-as-needed" xnnpack_backend "LINKER:--pop-state")
+  "-Wl,--push-state,--no-as-needed" xnnpack_backend "-Wl,--pop-state")
 $ etlink retention build/
 no findings`,
 	Check: checkDroppedLibraries,
@@ -170,9 +172,17 @@ func outputStep(f *analyze.LinkFacts, lf analyze.LibraryFate) finding.Step {
 		name = lf.Object.Soname
 	}
 	if f.Output == nil {
-		return finding.Step{Text: fmt.Sprintf("predicted: %s leaves %s out of DT_NEEDED (output %s not built)", f.Linker, name, f.Link.Output)}
+		verb := "leaves " + name + " out of"
+		if lf.Kept {
+			verb = "records " + name + " in"
+		}
+		return finding.Step{Text: fmt.Sprintf("predicted: %s %s DT_NEEDED (output %s not built)", f.Linker, verb, f.Link.Output)}
 	}
-	return finding.Step{Text: fmt.Sprintf("DT_NEEDED of %s lacks %s: [%s]", f.Output.Path, name, strings.Join(f.Output.Needed, " ")),
+	verb := "lacks"
+	if lf.Kept {
+		verb = "lists"
+	}
+	return finding.Step{Text: fmt.Sprintf("DT_NEEDED of %s %s %s: [%s]", f.Output.Path, verb, name, strings.Join(f.Output.Needed, " ")),
 		File: f.Output.Path}
 }
 
@@ -186,14 +196,17 @@ func asNeededFix(cfg *Config, f *analyze.LinkFacts, lf analyze.LibraryFate) stri
 		on, off = "--no-as-needed", "--as-needed"
 	}
 	if lf.Input.Source.CMakeFile != "" || f.Link.Target != "" {
-		return fmt.Sprintf(`target_link_libraries(%s PRIVATE "LINKER:%s" %s "LINKER:%s")`, consumerName(f), on, libTarget(lf), off)
+		return fmt.Sprintf(`target_link_libraries(%s PRIVATE "-Wl,%s" %s "-Wl,%s")`, consumerName(f), on, libTarget(lf), off)
 	}
 	return fmt.Sprintf("-Wl,%s %s -Wl,%s", on, lf.Input.Arg, off)
 }
 
-// libTarget guesses the CMake name of a library input: the argument for -l,
-// else the file name without lib prefix and .so suffix.
+// libTarget names a library input in CMake terms: the target the File API
+// says builds it, else the file name without lib prefix and .so suffix.
 func libTarget(lf analyze.LibraryFate) string {
+	if lf.Input.Target != "" {
+		return lf.Input.Target
+	}
 	base := filepath.Base(lf.Object.Path)
 	base = strings.TrimPrefix(base, "lib")
 	if i := strings.Index(base, ".so"); i >= 0 {
@@ -236,7 +249,10 @@ func wholeArchiveFix(cfg *Config, f *analyze.LinkFacts, mf analyze.MemberFate) s
 	if h := cfg.fix("whole-archive", consumerName(f), mf.Object.Archive); h != "" {
 		return h
 	}
-	lib := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf.Object.Archive), "lib"), ".a")
+	lib := mf.Input.Target
+	if lib == "" {
+		lib = strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf.Object.Archive), "lib"), ".a")
+	}
 	if mf.Input.Source.CMakeFile != "" || f.Link.Target != "" {
 		return fmt.Sprintf(`target_link_libraries(%s PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,%s>")  # CMake >= 3.24`, consumerName(f), lib)
 	}

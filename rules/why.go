@@ -100,7 +100,7 @@ func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Cha
 		r := lf.RefBy[0]
 		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s references %s, which %s defines: that keeps it", r.File, demangle.Name(r.Symbol), lib), File: r.File, Symbol: r.Symbol})
 	default:
-		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("nothing the link loads references any of the %d symbols %s exports", lf.Object.Exports(), lib)})
+		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("nothing the link loads references %s (%d exported symbols)", lib, lf.Object.Exports())})
 	}
 	c.Steps = append(c.Steps, mapStepLib(f, lf))
 	c.Steps = append(c.Steps, outputStep(f, lf))
