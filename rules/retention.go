@@ -191,10 +191,6 @@ func asNeededFix(cfg *Config, f *analyze.LinkFacts, lf analyze.LibraryFate) stri
 		return h
 	}
 	on, off := "--push-state,--no-as-needed", "--pop-state"
-	if f.Linker == "gold" {
-		// gold has no --push-state.
-		on, off = "--no-as-needed", "--as-needed"
-	}
 	if lf.Input.Source.CMakeFile != "" || f.Link.Target != "" {
 		return fmt.Sprintf(`target_link_libraries(%s PRIVATE "-Wl,%s" %s "-Wl,%s")`, consumerName(f), on, libTarget(lf), off)
 	}
