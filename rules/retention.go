@@ -28,11 +28,11 @@ and mold from all references. bfd also keeps a library that another kept shared 
 references; gold, lld and mold do not, so a backend reached only through another library
 is dropped by them and kept by bfd.`,
 	Fix: `Keep the library whatever it is referenced by: wrap it in
--Wl,--push-state,--no-as-needed ... -Wl,--pop-state (CMake: target_link_libraries(t PRIVATE
-"-Wl,--push-state,--no-as-needed" lib "-Wl,--pop-state"); CMake 3.25 does not expand
-"LINKER:" in target_link_libraries, or a $<LINK_LIBRARY:...> feature defined with
-CMAKE_LINK_LIBRARY_USING_<FEATURE>); or have the consumer reference a symbol the library
-defines (an anchor function). gold has no --push-state: use --no-as-needed ... --as-needed.`,
+-Wl,--push-state,--no-as-needed ... -Wl,--pop-state, which bfd, gold, lld and mold all
+accept. In CMake: target_link_libraries(t PRIVATE "-Wl,--push-state,--no-as-needed" lib
+"-Wl,--pop-state") (CMake 3.25 does not expand "LINKER:" in target_link_libraries), or a
+$<LINK_LIBRARY:FEATURE,lib> feature defined with CMAKE_LINK_LIBRARY_USING_<FEATURE>. Or
+have the consumer reference a symbol the library defines (an anchor function).`,
 	Before: `target_link_libraries(_portable_lib PRIVATE executorch xnnpack_backend)
 $ readelf -d _portable_lib.so | grep NEEDED      # no libxnnpack_backend.so
 $ etlink retention build/
