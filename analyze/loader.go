@@ -31,6 +31,10 @@ type Loader struct {
 	Cache *ldcache.Cache
 	// Read says what to read of the files the search opens.
 	Read elfobj.Options
+	// Relocated simulates the tree installed elsewhere (ET402): only
+	// $ORIGIN-relative and system search directories still lead anywhere;
+	// other absolute RPATH/RUNPATH entries point into the build machine.
+	Relocated bool
 
 	mu     sync.Mutex
 	known  map[string]*elfobj.Object // by Path and by Real
@@ -95,6 +99,10 @@ func (l *Loader) Resolve(needer *elfobj.Object, chain []*elfobj.Object, name str
 	}
 	try := func(dirs []string, owner *elfobj.Object, via Via) bool {
 		for _, d := range dirs {
+			if l.Relocated && !strings.Contains(d, "ORIGIN") && !IsSystemDir(d, needer.Machine, needer.Class) {
+				res.Tried = append(res.Tried, d+"/"+name+" (a build-machine path: gone once installed)")
+				continue
+			}
 			p := joinDir(expand(d, owner), name)
 			if p == "" {
 				res.Tried = append(res.Tried, expand(d, owner)+"/"+name+" (outside the wheel)")

@@ -37,14 +37,18 @@ type Context struct {
 	// Build is the wheel and its peer, for the symbol rules.
 	Build *analyze.Build
 	// Retention holds one LinkFacts per link, for the retention rules.
-	Retention  []*analyze.LinkFacts
+	Retention []*analyze.LinkFacts
+	// Package is what a wheel or directory ships, for the release checks;
+	// Relocated finds libraries as the installed tree would (ET402).
+	Package    *analyze.Package
+	Relocated  *analyze.Loader
 	Config     *Config
 	Components *demangle.Components
 }
 
 // All returns the catalogue in ID order.
 func All() []*Rule {
-	all := []*Rule{ET101, ET102, ET103, ET301, ET302}
+	all := []*Rule{ET101, ET102, ET103, ET201, ET203, ET301, ET302, ET401, ET402, ET403, ET404, ET405}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/spf13/pflag"
+
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
@@ -38,14 +40,86 @@ Examples:
 	run: runConflicts,
 }
 
+// peerFlags are the flags that name the peer and the import order.
+type peerFlags struct {
+	with      []string
+	python    string
+	loadOrder string
+}
+
+func (p *peerFlags) register(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&p.with, "with", nil, "the peer: torch, or a wheel, directory or files (repeatable)")
+	fs.StringVar(&p.python, "python", "", "interpreter that locates torch for --with torch")
+	fs.StringVar(&p.loadOrder, "load-order", "torch,wheel", "import order and mode: comma-separated torch|wheel, each optionally :global")
+}
+
+// session is what conflicts and check read: the shipped objects, the peer,
+// and the simulated process that imports both.
+type session struct {
+	objs   []*elfobj.Object
+	inputs []finding.Input
+	build  *analyze.Build
+	cache  *ldcache.Cache
+	ctx    *rules.Context
+}
+
+// open reads the wheel side and the peer and builds the process. ok is
+// false after a usage or configuration error has been printed.
+func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags) (*session, bool) {
+	order, err := analyze.ParseLoadOrder(pf.loadOrder)
+	if err != nil {
+		a.errorf("%s: %v", cmd, err)
+		return nil, false
+	}
+	if len(paths) == 0 {
+		a.errorf("%s: no PATH given\nRun 'etlink %s --help' for usage.", cmd, cmd)
+		return nil, false
+	}
+	cfg, err := out.loadConfig()
+	if err != nil {
+		a.errorf("%v", err)
+		return nil, false
+	}
+	comps, err := cfg.ComponentTable()
+	if err != nil {
+		a.errorf("%v", err)
+		return nil, false
+	}
+	s := &session{}
+	s.objs, s.inputs = a.readInputs(paths)
+	wheel := analyze.NewSide("wheel", s.objs)
+	var peer *analyze.Side
+	var peerObjs []*elfobj.Object
+	if len(pf.with) > 0 {
+		var peerInputs []finding.Input
+		var ok bool
+		peer, peerObjs, peerInputs, ok = a.peerSide(pf.with, pf.python)
+		if !ok {
+			return nil, false
+		}
+		s.inputs = append(s.inputs, peerInputs...)
+	}
+	if s.cache, err = ldcache.Load("/etc/ld.so.cache"); err != nil {
+		a.notef("no ld.so.cache (%v): searching default directories only", err)
+	}
+	loader := analyze.NewLoader(s.cache, append(append([]*elfobj.Object(nil), s.objs...), peerObjs...))
+	s.build = analyze.NewBuild(loader, wheel, peer, order)
+	for _, err := range loader.Failures() {
+		a.notef("warning: %v", err)
+	}
+	if peer != nil {
+		a.notef("%s: %d objects shipped, %d in its load closure; wheel: %d objects", peer.Name,
+			len(peer.Inputs), len(peer.Closure), len(wheel.Inputs))
+	}
+	s.ctx = &rules.Context{Build: s.build, Config: cfg, Components: comps}
+	return s, true
+}
+
 func runConflicts(c *command, a *app, args []string) int {
 	var out outputFlags
-	var with []string
-	var python, loadOrder string
+	var pf peerFlags
 	fs := c.flags(a)
-	fs.StringSliceVar(&with, "with", nil, "the peer: torch, or a wheel, directory or files (repeatable)")
-	fs.StringVar(&python, "python", "", "interpreter that imports torch for --with torch")
-	fs.StringVar(&loadOrder, "load-order", "torch,wheel", "import order and mode: comma-separated torch|wheel, each optionally :global")
+	pf.register(fs)
 	out.register(fs)
 	if code, ok := c.parse(a, fs, args); !ok {
 		return code
@@ -56,58 +130,15 @@ func runConflicts(c *command, a *app, args []string) int {
 		a.errorf("conflicts: %v", err)
 		return exitError
 	}
-	order, err := analyze.ParseLoadOrder(loadOrder)
-	if err != nil {
-		a.errorf("conflicts: %v", err)
-		return exitError
-	}
-	if fs.NArg() == 0 {
-		a.errorf("conflicts: no PATH given\nRun 'etlink conflicts --help' for usage.")
-		return exitError
-	}
-	cfg, err := out.loadConfig()
-	if err != nil {
-		a.errorf("%v", err)
-		return exitError
-	}
-	comps, err := cfg.ComponentTable()
-	if err != nil {
-		a.errorf("%v", err)
-		return exitError
-	}
-
-	objs, inputs := a.readInputs(fs.Args())
-	wheel := analyze.NewSide("wheel", objs)
-	var peer *analyze.Side
-	var peerObjs []*elfobj.Object
-	if len(with) > 0 {
-		var peerInputs []finding.Input
-		var ok bool
-		peer, peerObjs, peerInputs, ok = a.peerSide(with, python)
-		if !ok {
-			return exitError
-		}
-		inputs = append(inputs, peerInputs...)
-	} else {
+	if fs.NArg() > 0 && len(pf.with) == 0 {
 		a.notef("no --with: checking duplicates inside the wheel only (ET302)")
 	}
-
-	cache, err := ldcache.Load("/etc/ld.so.cache")
-	if err != nil {
-		a.notef("no ld.so.cache (%v): searching default directories only", err)
+	s, ok := a.open("conflicts", fs.Args(), &pf, &out)
+	if !ok {
+		return exitError
 	}
-	loader := analyze.NewLoader(cache, append(append([]*elfobj.Object(nil), objs...), peerObjs...))
-	build := analyze.NewBuild(loader, wheel, peer, order)
-	for _, err := range loader.Failures() {
-		a.notef("warning: %v", err)
-	}
-	if peer != nil {
-		a.notef("%s: %d objects shipped, %d in its load closure; wheel: %d objects", peer.Name,
-			len(peer.Inputs), len(peer.Closure), len(wheel.Inputs))
-	}
-	ctx := &rules.Context{Build: build, Config: cfg, Components: comps}
-	r := &finding.Report{Command: "conflicts", Inputs: inputs,
-		Findings: rules.Run(ctx, []*rules.Rule{rules.ET301, rules.ET302})}
+	r := &finding.Report{Command: "conflicts", Inputs: s.inputs,
+		Findings: rules.Run(s.ctx, []*rules.Rule{rules.ET301, rules.ET302})}
 	return a.emit(&out, failOn, r)
 }
 

@@ -17,7 +17,7 @@ import (
 var retentionCmd = &command{
 	name:    "retention",
 	args:    "[flags] [BUILD-DIR | link.txt | build.ninja | MAP | LOG]...",
-	summary: "registrations dropped at link time: --as-needed, unextracted archive members, split registries (ET101-ET103)",
+	summary: "registrations dropped at link time (ET101-ET103), extensions linking libpython (ET201)",
 	help: `Reads link commands and decides, for every shared library and archive member whose
 static initializer registers a backend or kernels, whether the link keeps it: from
 the output's DT_NEEDED and the linker map when they exist, predicted from the inputs
@@ -150,6 +150,6 @@ func runRetention(c *command, a *app, args []string) int {
 	}
 	ctx := &rules.Context{Retention: facts, Config: cfg}
 	r := &finding.Report{Command: "retention", Inputs: inputs,
-		Findings: rules.Run(ctx, []*rules.Rule{rules.ET101, rules.ET102, rules.ET103})}
+		Findings: rules.Run(ctx, []*rules.Rule{rules.ET101, rules.ET102, rules.ET103, rules.ET201})}
 	return a.emit(&out, failOn, r)
 }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/rules"
+)
+
+var checkCmd = &command{
+	name:    "check",
+	args:    "[flags] WHEEL|DIR [--with torch|PATH]",
+	summary: "the release gate: every rule that applies to shipped files",
+	help: `Runs every check on what a wheel (read in memory) or an install directory ships:
+extensions that need libpython (ET201), absolute or build-tree RPATH/RUNPATH (ET203),
+symbols torch also defines (ET301, with --with), symbols two shipped objects define
+(ET302), undefined symbols nothing loads (ET401), DT_NEEDED entries the installed tree
+would not find (ET402), unversioned or mismatched SONAMEs (ET403), a platform tag that
+does not match the machine code (ET404) and group- or world-writable entries (ET405).
+
+Examples:
+  etlink check dist/executorch-1.0-cp311-cp311-manylinux_2_28_x86_64.whl --with torch
+  etlink check build/wheel-root --format sarif > etlink.sarif
+  etlink check dist/*.whl --fail-on error`,
+	run: runCheck,
+}
+
+func runCheck(c *command, a *app, args []string) int {
+	var out outputFlags
+	var pf peerFlags
+	fs := c.flags(a)
+	pf.register(fs)
+	out.register(fs)
+	if code, ok := c.parse(a, fs, args); !ok {
+		return code
+	}
+	a.quiet = out.quiet
+	failOn, err := out.check()
+	if err != nil {
+		a.errorf("check: %v", err)
+		return exitError
+	}
+	s, ok := a.open("check", fs.Args(), &pf, &out)
+	if !ok {
+		return exitError
+	}
+	pkg := &analyze.Package{Path: strings.Join(fs.Args(), " "), Objects: s.objs}
+	for _, p := range fs.Args() {
+		if !strings.HasSuffix(p, ".whl") {
+			continue
+		}
+		pkg.Wheel, pkg.Path = true, p
+		if tags, ok := analyze.WheelPlatforms(p); ok {
+			pkg.Platforms = append(pkg.Platforms, tags...)
+		} else {
+			a.notef("%s: not a wheel file name (name-version-python-abi-platform.whl): platform tag not checked", p)
+		}
+		entries, err := elfobj.ListWheel(p)
+		if err != nil {
+			a.inputError(err)
+			continue
+		}
+		pkg.Entries = append(pkg.Entries, entries...)
+	}
+	reloc := analyze.NewLoader(s.cache, s.objs)
+	reloc.Relocated = true
+	s.ctx.Package, s.ctx.Relocated = pkg, reloc
+	checks := []*rules.Rule{rules.ET201, rules.ET203, rules.ET302, rules.ET401, rules.ET402, rules.ET403, rules.ET404, rules.ET405}
+	if len(pf.with) > 0 {
+		checks = append(checks, rules.ET301)
+	}
+	r := &finding.Report{Command: "check", Inputs: s.inputs, Findings: rules.Run(s.ctx, checks)}
+	return a.emit(&out, failOn, r)
+}

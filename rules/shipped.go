@@ -1,0 +1,408 @@
+package rules
+
+import (
+	"debug/elf"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/demangle"
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/linkline"
+)
+
+// ET201 finds Python extensions that depend on libpython.
+var ET201 = &Rule{
+	ID:       "ET201",
+	Name:     "extension-links-libpython",
+	Severity: finding.Error,
+	Summary:  "a Python extension module records a dependency on libpython, or links it statically",
+	Why: `An extension is loaded into a python3 that already provides the C API. Linking
+libpython3.X.so (CMake Python::Python, ${PYTHON_LIBRARIES}, pybind11::embed) adds a DT_NEEDED
+on it, often found through the build machine's absolute path: on a machine without that
+file the import fails, with a different interpreter (a venv, conda, a static python)
+two copies of the interpreter's state meet. A static libpython3.X.a inside the extension
+is a second interpreter outright.`,
+	Fix: `Link the module form: Python::Module / Python3::Module (FindPython), pybind11::module,
+pybind11_add_module(name MODULE ...), and let the interpreter resolve the C API at load
+time.`,
+	Before: `$ readelf -d _portable_lib.cpython-311-x86_64-linux-gnu.so | grep NEEDED
+ (NEEDED) Shared library: [libpython3.11.so.1.0]`,
+	After: `target_link_libraries(_portable_lib PRIVATE Python3::Module)
+$ etlink check dist/executorch-*.whl
+no findings`,
+	Check: checkLibpython,
+}
+
+// ET203 finds absolute and build-tree run-time search paths.
+var ET203 = &Rule{
+	ID:       "ET203",
+	Name:     "absolute-runpath",
+	Severity: finding.Warning,
+	Summary:  "a shipped object's RPATH or RUNPATH holds an absolute or build-tree path",
+	Why: `The loader searches RPATH/RUNPATH on the user's machine. An absolute path points at
+the build machine: at best it finds nothing, at worst it finds a different library that
+happens to live there (a security and correctness problem). A build-tree path (.../build/,
+cmake-build-*/, _skbuild/) is always a leftover of the build.`,
+	Fix: `Use $ORIGIN-relative paths: set_target_properties(t PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
+and BUILD_WITH_INSTALL_RPATH, or patchelf --set-rpath '$ORIGIN/...' after the build.`,
+	Before: `$ readelf -d libexecutorch.so | grep RUNPATH
+ (RUNPATH) Library runpath: [/home/ci/executorch/cmake-out/lib]`,
+	After: `$ readelf -d libexecutorch.so | grep RUNPATH
+ (RUNPATH) Library runpath: [$ORIGIN]`,
+	Check: checkRunpaths,
+}
+
+// ET401 finds undefined symbols nothing in the load closure defines.
+var ET401 = &Rule{
+	ID:       "ET401",
+	Name:     "unresolved-at-load",
+	Severity: finding.Error,
+	Summary:  "an undefined non-weak symbol that no object in the load closure defines",
+	Why: `A shared library links with undefined symbols allowed; the loader must find each one
+in the objects loaded with it. A symbol nothing defines fails the import with "undefined
+symbol" (or, lazily bound, the first call) - the custom-op case of a library that links
+but does not load once the runtime moved to another library.`,
+	Fix: `Link the library that defines the symbol (and ship it), so it is in DT_NEEDED; for a
+symbol the interpreter or a peer provides at run time, make that explicit in the
+package's import order and document it.`,
+	Before: `$ python -c 'import executorch.extension.pybindings._portable_lib'
+ImportError: ... undefined symbol: _ZN10executorch7runtime11get_backendEPKc`,
+	After: `target_link_libraries(custom_ops PRIVATE executorch)   # libexecutorch.so in DT_NEEDED
+$ etlink check dist/executorch-*.whl
+no findings`,
+	Check: checkUnresolved,
+}
+
+// ET402 finds DT_NEEDED entries the loader would not find once installed.
+var ET402 = &Rule{
+	ID:       "ET402",
+	Name:     "unresolvable-needed",
+	Severity: finding.Error,
+	Summary:  "a DT_NEEDED the loader would not find from the installed layout",
+	Why: `Installed, the wheel's files sit in site-packages of another machine. Only
+$ORIGIN-relative search paths, the system directories and ld.so.cache still lead
+anywhere; a library found on the build machine through an absolute RPATH, or not at all,
+makes the import fail with "cannot open shared object file".`,
+	Fix: `Ship the library in the wheel and point an $ORIGIN-relative RUNPATH at it (auditwheel
+repair does this), or link the one the peer (torch) provides through a relative path.`,
+	Before: `libexecutorch_backend_xnnpack.so: NEEDED libpthreadpool.so.0, RUNPATH /home/ci/build/lib`,
+	After:  `libexecutorch_backend_xnnpack.so: NEEDED libpthreadpool-3b9f1e2a.so.0, RUNPATH $ORIGIN/../../executorch.libs`,
+	Check:  checkUnfindable,
+}
+
+// ET403 finds shipped libraries with unversioned names or mismatched SONAMEs.
+var ET403 = &Rule{
+	ID:       "ET403",
+	Name:     "soname-mismatch",
+	Severity: finding.Warning,
+	Summary:  "a shipped library without a versioned file name, or whose SONAME differs from its file name",
+	Why: `Consumers record the SONAME in DT_NEEDED and the loader looks for a file of that name.
+A SONAME that differs from the shipped file name is found only if a symlink of that name
+exists (wheels cannot ship symlinks); an unversioned libfoo.so is what a leftover of an
+earlier build looks like and collides with any other libfoo.so in the process.`,
+	Fix: `Give the library a versioned name and matching SONAME: set_target_properties(t PROPERTIES
+VERSION 1.0 SOVERSION 1) and ship the file named like the SONAME.`,
+	Before: `executorch/lib/libexecutorch.so (SONAME libexecutorch.so.1)`,
+	After:  `executorch/lib/libexecutorch.so.1 (SONAME libexecutorch.so.1)`,
+	Check:  checkSonames,
+}
+
+// ET404 finds wheels whose platform tag does not match their machine code.
+var ET404 = &Rule{
+	ID:       "ET404",
+	Name:     "wheel-tag-mismatch",
+	Severity: finding.Error,
+	Summary:  "the wheel's platform tag does not match the ELF machine of its libraries",
+	Why: `pip installs a wheel by its tag; an x86_64 library in a wheel tagged aarch64 (or "any")
+installs fine and fails at import with "wrong ELF class" or "cannot open shared object".`,
+	Fix: `Build the wheel on, or cross-compile for, the machine its tag names, and let the
+build backend compute the tag (do not hard-code --plat-name).`,
+	Before: `executorch-1.0-cp311-cp311-manylinux_2_28_aarch64.whl containing x86_64 libraries`,
+	After:  `executorch-1.0-cp311-cp311-manylinux_2_28_x86_64.whl`,
+	Check:  checkWheelTag,
+}
+
+// ET405 finds wheel entries writable by group or others.
+var ET405 = &Rule{
+	ID:       "ET405",
+	Name:     "world-writable-entry",
+	Severity: finding.Warning,
+	Summary:  "a wheel entry whose recorded mode grants write to group or others",
+	Why: `pip applies the mode recorded in the wheel. A library installed group- or
+world-writable can be replaced by another user of the machine, and everything that
+imports it runs their code.`,
+	Fix: `Grant only owner write when staging files (chmod u+w, not an absolute 0777), or set
+the modes when building the wheel.`,
+	Before: `-rwxrwxrwx executorch/lib/libexecutorch.so.1`,
+	After:  `-rwxr-xr-x executorch/lib/libexecutorch.so.1`,
+	Check:  checkEntryModes,
+}
+
+func pkgSubject(o *elfobj.Object) finding.Subject {
+	s := finding.Subject{File: o.Path}
+	if o.Archive != "" {
+		s.File, s.Member = o.Archive, o.Member
+	}
+	return s
+}
+
+var libpythonName = regexp.MustCompile(`^libpython3(\.[0-9]+)?[a-z]*\.(so(\..*)?|a)$`)
+
+// IsLibpython reports whether a file or DT_NEEDED name is libpython3.
+func IsLibpython(name string) bool { return libpythonName.MatchString(path.Base(name)) }
+
+func checkLibpython(r *Rule, ctx *Context) []finding.Finding {
+	var out []finding.Finding
+	if ctx.Package != nil {
+		for _, o := range ctx.Package.Objects {
+			if !analyze.IsExtension(o) {
+				continue
+			}
+			for _, n := range o.Needed {
+				if IsLibpython(n) {
+					f := r.newFinding(r.Severity, pkgSubject(o), fmt.Sprintf("extension needs %s: a hard dependency on the build machine's interpreter library", n))
+					f.Evidence = []finding.Step{{Text: fmt.Sprintf("%s is a Python extension and records DT_NEEDED %s", o.Path, n), File: o.Path}}
+					f.Fix = r.Fix
+					out = append(out, f)
+				}
+			}
+			for i := range o.Symbols {
+				if s := &o.Symbols[i]; s.Name == "Py_Initialize" && s.Defined() {
+					f := r.newFinding(r.Severity, pkgSubject(o), "extension contains a static libpython (defines Py_Initialize): a second interpreter inside the module")
+					f.Evidence = []finding.Step{{Text: fmt.Sprintf("%s defines Py_Initialize", o.Path), File: o.Path, Symbol: "Py_Initialize"}}
+					f.Fix = r.Fix
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	for _, lf := range ctx.Retention {
+		if !extensionLink(lf.Link) {
+			continue
+		}
+		for _, in := range lf.Link.Inputs {
+			if in.Implicit || !(IsLibpython(in.Path) || IsLibpython(in.Arg) || libpythonFlag(in.Arg)) {
+				continue
+			}
+			subj := finding.Subject{File: lf.Link.Output, Target: consumerName(lf)}
+			f := r.newFinding(r.Severity, subj, fmt.Sprintf("extension %s links %s: a hard dependency on the build machine's interpreter library", consumerName(lf), in.Arg))
+			f.Location = location(in, lf.Link)
+			f.Evidence = []finding.Step{inputStep(in, lf.Link)}
+			f.Fix = r.Fix
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func libpythonFlag(arg string) bool {
+	return strings.HasPrefix(arg, "-lpython3")
+}
+
+// extensionLink reports whether a link produces a Python extension module.
+func extensionLink(l *linkline.Link) bool {
+	base := path.Base(l.Output)
+	return l.Shared && (strings.Contains(base, ".cpython-") || strings.HasSuffix(base, ".abi3.so"))
+}
+
+// buildDirComponent matches one path component of a build tree.
+var buildDirComponent = regexp.MustCompile(`^(build|_build|builddir|CMakeFiles|_skbuild|bazel-out|cmake-build-.*|cmake-out|pip-req-build-.*|pip-build-env-.*)$`)
+
+// BuildTreePath reports whether p has a component that names a build tree;
+// components are matched whole, so /home/u/cmake-outputs/x is not one.
+func BuildTreePath(p string) (string, bool) {
+	for _, c := range strings.Split(p, "/") {
+		if buildDirComponent.MatchString(c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+func checkRunpaths(r *Rule, ctx *Context) []finding.Finding {
+	if ctx.Package == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, o := range ctx.Package.Objects {
+		for _, list := range []struct {
+			tag   string
+			paths []string
+		}{{"RPATH", o.Rpath}, {"RUNPATH", o.Runpath}} {
+			for _, p := range list.paths {
+				if strings.HasPrefix(p, "$ORIGIN") || strings.HasPrefix(p, "${ORIGIN}") {
+					continue
+				}
+				sev, why := r.Severity, "an absolute path of the build machine"
+				if comp, ok := BuildTreePath(p); ok {
+					sev, why = finding.Error, fmt.Sprintf("a build-tree path (component %q)", comp)
+				} else if !strings.HasPrefix(p, "/") {
+					why = "a path relative to the process's working directory"
+				} else if analyze.IsSystemDir(p, o.Machine, o.Class) {
+					sev, why = finding.Note, "a system directory, searched anyway"
+				}
+				subj := pkgSubject(o)
+				subj.Symbol = list.tag + "=" + p
+				f := r.newFinding(sev, subj, fmt.Sprintf("%s %s is %s", list.tag, p, why))
+				f.Evidence = []finding.Step{{Text: fmt.Sprintf("%s: DT_%s %s", o.Path, list.tag, strings.Join(list.paths, ":")), File: o.Path}}
+				f.Fix = r.Fix
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func checkUnresolved(r *Rule, ctx *Context) []finding.Finding {
+	if ctx.Build == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, o := range ctx.Build.Wheel.Inputs {
+		if o.Type != elf.ET_DYN || !ctx.Build.Process.Mapped(o) {
+			continue
+		}
+		for _, sym := range ctx.Build.Process.Unresolved(o, true) {
+			subj := pkgSubject(o)
+			subj.Symbol = sym
+			subj.Demangled = demangle.Name(sym)
+			f := r.newFinding(r.Severity, subj, fmt.Sprintf("%s is undefined and nothing %s loads defines it", subj.Demangled, path.Base(o.Path)))
+			f.Evidence = []finding.Step{
+				{Text: fmt.Sprintf("%s needs %s (undefined, not weak)", o.Path, sym), File: o.Path, Symbol: sym},
+				{Text: fmt.Sprintf("its load scope: %s", scopeNames(ctx.Build.Process.Scope(o)))},
+			}
+			f.Fix = r.Fix
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func scopeNames(objs []*elfobj.Object) string {
+	names := make([]string, len(objs))
+	for i, o := range objs {
+		names[i] = path.Base(strings.ReplaceAll(o.Path, "!", "/"))
+	}
+	if len(names) > 12 {
+		return strings.Join(names[:12], " ") + fmt.Sprintf(" ... (%d objects)", len(names))
+	}
+	return strings.Join(names, " ")
+}
+
+func checkUnfindable(r *Rule, ctx *Context) []finding.Finding {
+	if ctx.Package == nil || ctx.Relocated == nil {
+		return nil
+	}
+	p := analyze.NewProcess(ctx.Relocated)
+	shipped := map[*elfobj.Object]bool{}
+	for _, o := range ctx.Package.Objects {
+		shipped[o] = true
+	}
+	for _, o := range ctx.Package.Objects {
+		if o.Type == elf.ET_DYN && !p.Mapped(o) {
+			p.Dlopen(o, false)
+		}
+	}
+	var out []finding.Finding
+	seen := map[string]bool{}
+	for _, m := range p.Missing {
+		if !shipped[m.From] || seen[m.From.Path+"\x00"+m.Name] {
+			continue
+		}
+		seen[m.From.Path+"\x00"+m.Name] = true
+		subj := pkgSubject(m.From)
+		subj.Symbol = m.Name
+		f := r.newFinding(r.Severity, subj, fmt.Sprintf("DT_NEEDED %s would not be found once installed", m.Name))
+		f.Evidence = []finding.Step{{Text: fmt.Sprintf("%s needs %s; RPATH %v RUNPATH %v", m.From.Path, m.Name, m.From.Rpath, m.From.Runpath), File: m.From.Path}}
+		for _, t := range m.Tried {
+			f.Evidence = append(f.Evidence, finding.Step{Text: "tried " + t})
+		}
+		f.Fix = r.Fix
+		out = append(out, f)
+	}
+	return out
+}
+
+var versionedSo = regexp.MustCompile(`\.so\.[0-9]+(\.[0-9]+)*$`)
+
+func checkSonames(r *Rule, ctx *Context) []finding.Finding {
+	if ctx.Package == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, o := range ctx.Package.Objects {
+		if o.Type != elf.ET_DYN || analyze.IsExtension(o) || o.Archive != "" {
+			continue
+		}
+		base := path.Base(strings.ReplaceAll(o.Path, "!", "/"))
+		var msg string
+		switch {
+		case !versionedSo.MatchString(base):
+			msg = fmt.Sprintf("%s has no version in its file name (SONAME %q)", base, o.Soname)
+		case o.Soname == "":
+			msg = fmt.Sprintf("%s has no SONAME", base)
+		case o.Soname != base:
+			msg = fmt.Sprintf("%s has SONAME %s: consumers will look for a file of that name", base, o.Soname)
+		default:
+			continue
+		}
+		f := r.newFinding(r.Severity, pkgSubject(o), msg)
+		f.Evidence = []finding.Step{{Text: fmt.Sprintf("%s: file name %s, DT_SONAME %q", o.Path, base, o.Soname), File: o.Path}}
+		f.Fix = r.Fix
+		out = append(out, f)
+	}
+	return out
+}
+
+func checkWheelTag(r *Rule, ctx *Context) []finding.Finding {
+	pkg := ctx.Package
+	if pkg == nil || !pkg.Wheel {
+		return nil
+	}
+	var out []finding.Finding
+	for _, o := range pkg.Objects {
+		if o.Type == elf.ET_REL {
+			continue
+		}
+		for _, tag := range pkg.Platforms {
+			m, ok := analyze.PlatformMachine(tag)
+			if ok && m == o.Machine {
+				continue
+			}
+			msg := fmt.Sprintf("%s code in a wheel tagged %s", o.MachineName(), tag)
+			if !ok {
+				msg = fmt.Sprintf("%s code in a wheel tagged %s, which names no Linux machine", o.MachineName(), tag)
+			}
+			subj := pkgSubject(o)
+			subj.Target = tag
+			f := r.newFinding(r.Severity, subj, msg)
+			f.Evidence = []finding.Step{{Text: fmt.Sprintf("%s: ELF machine %s; wheel %s: platform tag %s", o.Path, o.MachineName(), path.Base(pkg.Path), tag), File: o.Path}}
+			f.Fix = r.Fix
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func checkEntryModes(r *Rule, ctx *Context) []finding.Finding {
+	pkg := ctx.Package
+	if pkg == nil || !pkg.Wheel {
+		return nil
+	}
+	var out []finding.Finding
+	for _, e := range pkg.Entries {
+		if e.Mode.Perm()&0o022 == 0 {
+			continue
+		}
+		subj := finding.Subject{File: pkg.Path + "!" + e.Name}
+		f := r.newFinding(r.Severity, subj, fmt.Sprintf("%s is installed with mode %s: writable by group or others", e.Name, e.Mode.Perm()))
+		f.Evidence = []finding.Step{{Text: fmt.Sprintf("zip entry %s records mode %04o", e.Name, uint32(e.Mode.Perm())), File: pkg.Path}}
+		f.Fix = r.Fix
+		out = append(out, f)
+	}
+	return out
+}
