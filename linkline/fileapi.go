@@ -213,6 +213,7 @@ type faGraph struct {
 		File    int  `json:"file"`
 		Line    int  `json:"line"`
 		Command *int `json:"command"`
+		Parent  *int `json:"parent"`
 	} `json:"nodes"`
 	Commands []string `json:"commands"`
 	Files    []string `json:"files"`
@@ -242,7 +243,22 @@ func (g *faGraph) source(file string, bt *int, top string) Source {
 	if bt == nil || *bt < 0 || *bt >= len(g.Nodes) {
 		return src
 	}
-	n := g.Nodes[*bt]
+	// A link added inside a module outside the project (pybind11's or
+	// FindPython's functions) is reported at the project's own call of it:
+	// follow the parents to the innermost frame in the source tree.
+	i := *bt
+	for {
+		n := g.Nodes[i]
+		if n.File >= 0 && n.File < len(g.Files) && g.inTree(g.Files[n.File], top) {
+			break
+		}
+		if n.Parent == nil || *n.Parent < 0 || *n.Parent >= len(g.Nodes) || *n.Parent == i {
+			i = *bt // nothing of the project's on the stack: keep the innermost
+			break
+		}
+		i = *n.Parent
+	}
+	n := g.Nodes[i]
 	if n.File >= 0 && n.File < len(g.Files) {
 		f := g.Files[n.File]
 		if !filepath.IsAbs(f) && top != "" {
@@ -255,6 +271,16 @@ func (g *faGraph) source(file string, bt *int, top string) Source {
 		src.CMakeCommand = g.Commands[*n.Command]
 	}
 	return src
+}
+
+// inTree reports whether a backtrace file lies in the project's source
+// tree: relative paths are (the File API writes them relative to it).
+func (g *faGraph) inTree(f, top string) bool {
+	if !filepath.IsAbs(f) {
+		return true
+	}
+	rel, err := filepath.Rel(top, f)
+	return err == nil && !strings.HasPrefix(rel, "..")
 }
 
 // fileAPITarget rebuilds and parses the link line of one target reply; nil

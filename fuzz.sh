@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every go test -fuzz target of the module for a bounded time each
+# (FUZZTIME, default 10s). A crasher go test finds is written under the
+# package's testdata/fuzz/FuzzName/ and fails the run: commit it, and it stays
+# a regression test that plain `go test` replays.
+set -euo pipefail
+cd "$(dirname "$0")"
+fuzztime=${FUZZTIME:-10s}
+status=0
+while IFS= read -r line; do
+	file=${line%%:*}
+	name=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*).*/\1/' <<<"${line#*:}")
+	pkg=./$(dirname "$file")
+	echo "fuzz: $pkg $name ($fuzztime)"
+	if ! go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s >/tmp/fuzz.$$.log 2>&1; then
+		cat /tmp/fuzz.$$.log
+		status=1
+	fi
+done < <(grep -rh --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*' --with-filename . | sed 's|^\./||' | sort)
+rm -f /tmp/fuzz.$$.log
+exit $status
