@@ -30,17 +30,9 @@ Examples:
 func runCheck(c *command, a *app, args []string) int {
 	var out outputFlags
 	var pf peerFlags
-	fs := c.flags(a)
-	pf.register(fs)
-	out.register(fs)
-	if code, ok := c.parse(a, fs, args); !ok {
+	fs, failOn, code, ok := c.parseReporting(a, args, &out, &pf)
+	if !ok {
 		return code
-	}
-	a.quiet = out.quiet
-	failOn, err := out.check()
-	if err != nil {
-		a.errorf("check: %v", err)
-		return exitError
 	}
 	s, ok := a.open("check", fs.Args(), &pf, &out)
 	if !ok {

@@ -118,17 +118,9 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags) 
 func runConflicts(c *command, a *app, args []string) int {
 	var out outputFlags
 	var pf peerFlags
-	fs := c.flags(a)
-	pf.register(fs)
-	out.register(fs)
-	if code, ok := c.parse(a, fs, args); !ok {
+	fs, failOn, code, ok := c.parseReporting(a, args, &out, &pf)
+	if !ok {
 		return code
-	}
-	a.quiet = out.quiet
-	failOn, err := out.check()
-	if err != nil {
-		a.errorf("conflicts: %v", err)
-		return exitError
 	}
 	if fs.NArg() > 0 && len(pf.with) == 0 {
 		a.notef("no --with: checking duplicates inside the wheel only (ET302)")

@@ -34,6 +34,35 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour (text output is not coloured yet; accepted for scripts)")
 }
 
+// registrar is a group of flags a command adds to its flag set.
+type registrar interface{ register(*pflag.FlagSet) }
+
+// flagFunc adds a command's own flags.
+type flagFunc func(*pflag.FlagSet)
+
+func (f flagFunc) register(fs *pflag.FlagSet) { f(fs) }
+
+// parseReporting sets up a reporting command's flags (extra first, then the
+// output flags), parses args and validates the output flags. ok is false
+// when the command must stop with code.
+func (c *command) parseReporting(a *app, args []string, out *outputFlags, extra ...registrar) (fs *pflag.FlagSet, failOn finding.Severity, code int, ok bool) {
+	fs = c.flags(a)
+	for _, e := range extra {
+		e.register(fs)
+	}
+	out.register(fs)
+	if code, ok := c.parse(a, fs, args); !ok {
+		return nil, 0, code, false
+	}
+	a.quiet = out.quiet
+	failOn, err := out.check()
+	if err != nil {
+		a.errorf("%s: %v", c.name, err)
+		return nil, 0, exitError, false
+	}
+	return fs, failOn, 0, true
+}
+
 // check validates the flags before any input is read.
 func (o *outputFlags) check() (finding.Severity, error) {
 	if !contains(report.Formats, o.format) {

@@ -123,17 +123,9 @@ func errorPath(err error) string {
 func runRetention(c *command, a *app, args []string) int {
 	var out outputFlags
 	var rf retentionFlags
-	fs := c.flags(a)
-	rf.register(fs)
-	out.register(fs)
-	if code, ok := c.parse(a, fs, args); !ok {
+	fs, failOn, code, ok := c.parseReporting(a, args, &out, &rf)
+	if !ok {
 		return code
-	}
-	a.quiet = out.quiet
-	failOn, err := out.check()
-	if err != nil {
-		a.errorf("retention: %v", err)
-		return exitError
 	}
 	cfg, err := out.loadConfig()
 	if err != nil {

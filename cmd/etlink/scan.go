@@ -38,15 +38,9 @@ type scanReport struct {
 
 func runScan(c *command, a *app, args []string) int {
 	var out outputFlags
-	fs := c.flags(a)
-	out.register(fs)
-	if code, ok := c.parse(a, fs, args); !ok {
+	fs, _, code, ok := c.parseReporting(a, args, &out)
+	if !ok {
 		return code
-	}
-	a.quiet = out.quiet
-	if _, err := out.check(); err != nil {
-		a.errorf("scan: %v", err)
-		return exitError
 	}
 	if fs.NArg() == 0 {
 		a.errorf("scan: no PATH given\nRun 'etlink scan --help' for usage.")

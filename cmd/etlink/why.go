@@ -7,6 +7,7 @@ import (
 
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/rules"
+	"github.com/spf13/pflag"
 )
 
 var whyCmd = &command{
@@ -45,17 +46,11 @@ func runWhy(c *command, a *app, args []string) int {
 	var out outputFlags
 	var rf retentionFlags
 	var in string
-	fs := c.flags(a)
-	fs.StringVar(&in, "in", "", "only consumers whose target or output name contains this")
-	rf.register(fs)
-	out.register(fs)
-	if code, ok := c.parse(a, fs, args); !ok {
+	fs, _, code, ok := c.parseReporting(a, args, &out, flagFunc(func(fs *pflag.FlagSet) {
+		fs.StringVar(&in, "in", "", "only consumers whose target or output name contains this")
+	}), &rf)
+	if !ok {
 		return code
-	}
-	a.quiet = out.quiet
-	if _, err := out.check(); err != nil {
-		a.errorf("why: %v", err)
-		return exitError
 	}
 	if fs.NArg() == 0 {
 		a.errorf("why: no NAME given\nRun 'etlink why --help' for usage.")
