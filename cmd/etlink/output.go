@@ -17,18 +17,24 @@ import (
 
 // outputFlags are the flags every reporting command shares.
 type outputFlags struct {
-	format  string
-	failOn  string
-	config  string
-	verbose bool
-	quiet   bool
-	noColor bool
+	format        string
+	failOn        string
+	config        string
+	baseline      string
+	writeBaseline string
+	srcroot       string
+	verbose       bool
+	quiet         bool
+	noColor       bool
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
 	fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at or above: error, warning, note, none")
 	fs.StringVar(&o.config, "config", "", "etlink.toml to read (default: ./etlink.toml when present)")
+	fs.StringVar(&o.baseline, "baseline", "", "report only findings whose fingerprint is not in this baseline file")
+	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the findings' fingerprints to this file (accept them as the baseline)")
+	fs.StringVar(&o.srcroot, "srcroot", "", "write paths relative to this directory (SARIF %SRCROOT%, GitHub workspace)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print each finding's evidence chain and fix")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no notes on stderr")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour (text output is not coloured yet; accepted for scripts)")
@@ -131,12 +137,33 @@ func (a *app) readInputs(paths []string) ([]*elfobj.Object, []finding.Input) {
 func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) int {
 	r.SchemaVersion = finding.SchemaVersion
 	r.Tool = finding.Tool{Name: "etlink", Version: version}
+	if o.writeBaseline != "" {
+		if err := writeBaselineFile(o.writeBaseline, r.Findings); err != nil {
+			a.errorf("--write-baseline: %v", err)
+			return exitError
+		}
+		a.notef("%s: %d findings accepted as the baseline", o.writeBaseline, len(r.Findings))
+	}
+	if o.baseline != "" {
+		b, err := report.ReadBaseline(o.baseline)
+		if err != nil {
+			a.errorf("--baseline: %v", err)
+			return exitError
+		}
+		var suppressed int
+		r.Findings, suppressed = b.Filter(r.Findings)
+		a.notef("%s: %d findings already in the baseline", o.baseline, suppressed)
+	}
 	r.Summary = finding.Summarize(r.Findings)
 	docs := map[string]report.RuleDoc{}
+	var infos []report.RuleInfo
 	for _, rule := range rules.All() {
 		docs[rule.ID] = report.RuleDoc{Summary: rule.Summary, Fix: rule.Fix}
+		infos = append(infos, report.RuleInfo{ID: rule.ID, Name: rule.Name, Severity: rule.Severity, Summary: rule.Summary,
+			Why: rule.Why, Fix: rule.Fix, Before: rule.Before, After: rule.After})
 	}
-	if err := report.Write(a.stdout, o.format, r, report.Options{Verbose: o.verbose, Docs: docs}); err != nil {
+	opt := report.Options{Verbose: o.verbose, Docs: docs, Rules: infos, BaseDir: o.srcroot}
+	if err := report.Write(a.stdout, o.format, r, opt); err != nil {
 		a.errorf("writing report: %v", err)
 		return exitError
 	}
@@ -160,4 +187,17 @@ func yielded(objs []*elfobj.Object, p string) bool {
 		}
 	}
 	return false
+}
+
+// writeBaselineFile writes the baseline that accepts fs.
+func writeBaselineFile(path string, fs []finding.Finding) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteBaseline(f, fs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
