@@ -1,6 +1,8 @@
 // Package report renders a finding.Report: text for people (tables), JSON for
-// machines. Renderers read only the finding wire types, so a saved JSON
-// report renders the same as a fresh one.
+// machines, SARIF 2.1.0 for code scanning, GitHub workflow annotations for
+// pull requests; and it keeps baselines of accepted findings. Renderers read
+// only the finding wire types, so a saved JSON report renders the same as a
+// fresh one.
 package report
 
 import (
@@ -19,14 +21,20 @@ import (
 )
 
 // Formats lists the output formats Write accepts.
-var Formats = []string{"text", "json"}
+var Formats = []string{"text", "json", "sarif", "github"}
 
-// Options tune text output.
+// Options tune the renderers.
 type Options struct {
-	// Verbose prints each finding's evidence chain and fix.
+	// Verbose prints each finding's evidence chain and fix (text, github).
 	Verbose bool
-	// Docs maps rule IDs to their one-line summary and fix, printed once per rule.
+	// Docs maps rule IDs to their one-line summary and fix, printed once per rule (text).
 	Docs map[string]RuleDoc
+	// Rules is the rule catalogue, described in SARIF's tool.driver.rules.
+	Rules []RuleInfo
+	// BaseDir is the directory that paths are written relative to: SARIF's
+	// %SRCROOT% (empty: paths as given) and the GitHub workspace (empty:
+	// $GITHUB_WORKSPACE, else the current directory).
+	BaseDir string
 }
 
 // RuleDoc is what the text report says once per rule.
@@ -42,6 +50,10 @@ func Write(w io.Writer, format string, r *finding.Report, opt Options) error {
 		return Text(w, r, opt)
 	case "json":
 		return JSON(w, r)
+	case "sarif":
+		return SARIF(w, r, opt)
+	case "github":
+		return GitHub(w, r, opt)
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }

@@ -6,6 +6,8 @@
 package rules
 
 import (
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -71,7 +73,9 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 		out = append(out, r.Check(r, ctx)...)
 	}
 	for i := range out {
-		out[i].Fingerprint = finding.Fingerprint(out[i].Rule, out[i].Subject)
+		subj := out[i].Subject
+		subj.File = stablePath(subj.File)
+		out[i].Fingerprint = finding.Fingerprint(out[i].Rule, subj)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
@@ -95,4 +99,25 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 // newFinding fills the fields every finding of r shares.
 func (r *Rule) newFinding(sev finding.Severity, subj finding.Subject, msg string) finding.Finding {
 	return finding.Finding{Rule: r.ID, Name: r.Name, Severity: sev, Subject: subj, Message: msg}
+}
+
+// stablePath is the part of a subject's path that names the same file on
+// every machine and however the input was typed: a wheel entry's name
+// inside the wheel, a file's path relative to the working directory.
+func stablePath(p string) string {
+	if i := strings.LastIndex(p, "!"); i >= 0 {
+		return p[i+1:]
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
 }

@@ -163,6 +163,10 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 			Why: rule.Why, Fix: rule.Fix, Before: rule.Before, After: rule.After})
 	}
 	opt := report.Options{Verbose: o.verbose, Docs: docs, Rules: infos, BaseDir: o.srcroot}
+	if opt.BaseDir == "" && o.format == "sarif" {
+		// SARIF consumers (code scanning) resolve paths against the checkout.
+		opt.BaseDir, _ = os.Getwd()
+	}
 	if err := report.Write(a.stdout, o.format, r, opt); err != nil {
 		a.errorf("writing report: %v", err)
 		return exitError
