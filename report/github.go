@@ -75,6 +75,14 @@ type annotation struct {
 
 func (l locator) annotation(f *finding.Finding, verbose bool) annotation {
 	a := annotation{level: githubLevel(f.Severity), title: strings.TrimSpace(f.Rule + " " + f.Name), message: f.Message}
+	// The symbol is what a reviewer searches for; messages leave it to the subject.
+	name := f.Subject.Demangled
+	if name == "" {
+		name = f.Subject.Symbol
+	}
+	if name != "" && !strings.Contains(a.message, name) {
+		a.message = name + ": " + a.message
+	}
 	subject := objectName(f.Subject)
 	if f.Location != nil && f.Location.File != "" {
 		file, inner := container(f.Location.File)
