@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/cmake"
 	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/finding"
 )
@@ -42,15 +43,19 @@ type Context struct {
 	Retention []*analyze.LinkFacts
 	// Package is what a wheel or directory ships, for the release checks;
 	// Relocated finds libraries as the installed tree would (ET402).
-	Package    *analyze.Package
-	Relocated  *analyze.Loader
-	Config     *Config
-	Components *demangle.Components
+	Package   *analyze.Package
+	Relocated *analyze.Loader
+	// CMake is the evaluated project, for the source-level rules, and
+	// Suppressions its inline ignore directives.
+	CMake        *cmake.Project
+	Suppressions []*Suppression
+	Config       *Config
+	Components   *demangle.Components
 }
 
 // All returns the catalogue in ID order.
 func All() []*Rule {
-	all := []*Rule{ET101, ET102, ET103, ET201, ET203, ET301, ET302, ET401, ET402, ET403, ET404, ET405}
+	all := []*Rule{ET001, ET002, ET101, ET102, ET103, ET201, ET202, ET203, ET301, ET302, ET401, ET402, ET403, ET404, ET405}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }
@@ -67,10 +72,20 @@ func ByID(id string) *Rule {
 
 // Run checks ctx with rules and returns their findings, fingerprinted and
 // sorted by severity (highest first), rule, component, symbol and file.
+// With ctx.Suppressions, inline ignores drop the findings they cover, and
+// malformed (ET001) and unused (ET002) directives are reported.
 func Run(ctx *Context, rules []*Rule) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range rules {
 		out = append(out, r.Check(r, ctx)...)
+	}
+	if ctx.Suppressions != nil {
+		// Directives apply to the findings above; then say which were
+		// malformed or silenced nothing.
+		out = suppress(out, ctx.Suppressions)
+		for _, r := range []*Rule{ET001, ET002} {
+			out = append(out, r.Check(r, ctx)...)
+		}
 	}
 	for i := range out {
 		subj := out[i].Subject

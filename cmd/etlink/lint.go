@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/etlink/etlink/cmake"
+	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/rules"
+)
+
+var lintCmd = &command{
+	name:    "lint",
+	args:    "[flags] [BUILD-DIR | SOURCE-DIR | CMakeLists.txt]...",
+	summary: "pre-merge lint of CMake: ET202 at the CMakeLists.txt line, and ET101/ET102/ET201 with a configured build",
+	help: `Reads the CMake project (its top CMakeLists.txt, add_subdirectory() and include()d
+files, user functions and macros evaluated) and reports, at the line that wrote it, every
+Python extension target that links the embedding Python library (ET202). Given a build
+directory configured with a File API query (.cmake/api/v1/query/codemodel-v2), it also
+reports the registrations its links drop (ET101, ET102, ET103) and extensions whose link
+line names libpython (ET201), located at the CMakeLists.txt line that added the link.
+
+Suppress a finding with a comment on its line or the line above:
+  target_link_libraries(ext PRIVATE Python3::Python)  # etlink: ignore ET202 test shim
+A directive must name a rule and give a reason (ET001); one that silences nothing is
+reported (ET002).
+
+--changed keeps only findings located in files that differ from --base (default HEAD:
+the uncommitted change) in git.
+
+Examples:
+  etlink lint                                   # the project in the current directory
+  etlink lint build/ --format github --changed --base origin/main
+  etlink lint build/ --format sarif > etlink.sarif
+  etlink lint extension/pybindings/CMakeLists.txt`,
+	run: runLint,
+}
+
+func runLint(c *command, a *app, args []string) int {
+	var out outputFlags
+	var rf retentionFlags
+	var changed bool
+	var base string
+	fs, failOn, code, ok := c.parseReporting(a, args, &out, flagFunc(func(fs *pflag.FlagSet) {
+		fs.BoolVar(&changed, "changed", false, "only findings in files changed against --base (git)")
+		fs.StringVar(&base, "base", "HEAD", "the git revision --changed compares against")
+	}), &rf)
+	if !ok {
+		return code
+	}
+	cfg, err := out.loadConfig()
+	if err != nil {
+		a.errorf("%v", err)
+		return exitError
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	var sources, builds []string
+	for _, p := range paths {
+		src, build := classifyLintPath(p)
+		if src == "" && build == "" {
+			a.inputError(pathError(p, "neither a CMake source directory, a build directory nor a CMakeLists.txt"))
+			continue
+		}
+		if src != "" {
+			sources = append(sources, src)
+		}
+		if build != "" {
+			builds = append(builds, build)
+		}
+	}
+	ctx := &rules.Context{Config: cfg, Suppressions: []*rules.Suppression{}}
+	var inputs []finding.Input
+	for _, src := range dedupeStrings(sources) {
+		proj, errs := cmake.Load(src, cmake.Options{})
+		inputs = append(inputs, finding.Input{Path: filepath.Join(src, "CMakeLists.txt")})
+		for _, err := range errs {
+			a.inputError(err)
+			inputs = append(inputs, finding.Input{Path: errorPath(err), Error: err.Error()})
+		}
+		if proj == nil {
+			continue
+		}
+		for _, n := range proj.Notes {
+			a.notef("%s", n)
+		}
+		if ctx.CMake == nil {
+			ctx.CMake = proj
+		} else {
+			ctx.CMake.Targets = append(ctx.CMake.Targets, proj.Targets...)
+			ctx.CMake.Files = append(ctx.CMake.Files, proj.Files...)
+		}
+		ctx.Suppressions = append(ctx.Suppressions, rules.Suppressions(proj.Files)...)
+	}
+	checks := []*rules.Rule{rules.ET202}
+	if len(builds) > 0 {
+		facts, in, ok := a.analyzeLinks(builds, &rf, cfg)
+		if !ok {
+			return exitError
+		}
+		ctx.Retention = facts
+		inputs = append(inputs, in...)
+		checks = append(checks, rules.ET101, rules.ET102, rules.ET103, rules.ET201)
+	}
+	findings := rules.Run(ctx, checks)
+	if changed {
+		root := "."
+		if len(sources) > 0 {
+			root = sources[0]
+		}
+		files, err := changedFiles(root, base)
+		if err != nil {
+			a.errorf("--changed: %v", err)
+			return exitError
+		}
+		findings = onlyIn(findings, files)
+	}
+	return a.emit(&out, failOn, &finding.Report{Command: "lint", Inputs: inputs, Findings: findings})
+}
+
+// classifyLintPath finds the source and build directory a path names: a
+// build directory (CMakeCache.txt: the source is its CMAKE_HOME_DIRECTORY),
+// a source directory (CMakeLists.txt), or a CMakeLists.txt file.
+func classifyLintPath(p string) (source, build string) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", ""
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", ""
+	}
+	if !fi.IsDir() {
+		if filepath.Base(abs) == "CMakeLists.txt" {
+			return filepath.Dir(abs), ""
+		}
+		return "", ""
+	}
+	if home := cacheValue(filepath.Join(abs, "CMakeCache.txt"), "CMAKE_HOME_DIRECTORY"); home != "" {
+		return home, abs
+	}
+	if _, err := os.Stat(filepath.Join(abs, "CMakeLists.txt")); err == nil {
+		return abs, ""
+	}
+	return "", ""
+}
+
+// cacheValue reads one entry of a CMakeCache.txt (NAME:TYPE=VALUE).
+func cacheValue(file, name string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok && strings.HasPrefix(k, name+":") {
+			return v
+		}
+	}
+	return ""
+}
+
+// changedFiles lists the files that differ from base in the git checkout
+// holding dir, as absolute paths, untracked files included.
+func changedFiles(dir, base string) (map[string]bool, error) {
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	top = strings.TrimSpace(top)
+	diff, err := git(dir, "diff", "--name-only", base, "--")
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := git(dir, "ls-files", "--others", "--exclude-standard", "--full-name")
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]bool{}
+	for _, name := range strings.Fields(diff + "\n" + untracked) {
+		files[filepath.Join(top, name)] = true
+	}
+	return files, nil
+}
+
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return "", pathError("git "+strings.Join(args, " "), strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", err
+	}
+	return string(out), nil
+}
+
+// onlyIn keeps the findings located in one of files.
+func onlyIn(fs []finding.Finding, files map[string]bool) []finding.Finding {
+	var kept []finding.Finding
+	for _, f := range fs {
+		if f.Location != nil && files[filepath.Clean(f.Location.File)] {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+func dedupeStrings(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+type lintPathError struct{ path, msg string }
+
+func (e *lintPathError) Error() string { return e.path + ": " + e.msg }
+
+func pathError(path, msg string) error { return &lintPathError{path, msg} }
