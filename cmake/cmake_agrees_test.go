@@ -1,0 +1,120 @@
+package cmake
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/etlink/etlink/internal/testenv"
+)
+
+// argCases are show(...) invocations (with the set() lines they need) whose
+// arguments etlink must read exactly as CMake does.
+var argCases = []struct{ name, src string }{
+	{"lists and brackets", `show(a b;c "d;e" [[f;g]] [==[h]=]i]==])`},
+	{"quoted escapes", `show("q \" b \\ t\tn\nd \$ at \@ semi \; x")`},
+	{"unquoted escapes", `show(a\ b c\;d e\"f \$\{x\})`},
+	{"continuation", "show(\"line1\\\nline2\" after)"},
+	{"nested parentheses", `show(a (b c) ((d)) e)`},
+	{"legacy unquoted", `show(-Da="b c" $(MAKEVAR) x"y"z)`},
+	{"variables", "set(X 1;2)\nset(Y X)\nset(Z_X zx)\nshow(${X} \"${X}\" ${${Y}} \\${X} ${Z_${Y}})"},
+	{"bracket first newline", "show([[\nfoo\n]] [=[\n\nbar]=])"},
+	{"comments between arguments", "show(a # comment )\n b #[[ bracket\ncomment ]] c)"},
+	{"unicode", `show(héllo "wörld" [[日本語]] ünï\ cødé)`},
+	{"empty arguments", "set(EMPTY \"\")\nshow(\"\" ${EMPTY} [[]] x)"},
+	{"square brackets in lists", "set(L \"a[b;c]d;e\")\nshow(${L} \"${L}\")"},
+	{"escaped semicolon in a value", "set(S \"x\\;y\")\nshow(${S} \"${S}\")"},
+	{"lone brackets and equals", `show(x[y] [ a =b ] [=c)`},
+	{"generator expressions", `show($<$<CONFIG:Debug>:a,b> "$<1:x;y>" $<TARGET_FILE:t>)`},
+	{"command name case and space", "SHOW(a)\nShow (b)\n  show\t(c)"},
+	{"CRLF", "set(A \"x\r\ny\")\r\nshow(${A} \"a\\\r\nb\"\r\n c)\r\n"},
+	{"dollar not a reference", `show($ $x ${} a$ $<)`},
+	{"nested references in quotes", "set(N 2)\nset(V2 \"two words\")\nshow(\"<${V${N}}>\" ${V${N}})"},
+}
+
+func TestCMakeAgrees(t *testing.T) {
+	cmake := testenv.Tool(t, "cmake")
+	const prelude = `cmake_minimum_required(VERSION 3.20)
+function(show)
+  set(out "ARGC=${ARGC}")
+  if(ARGC GREATER 0)
+    math(EXPR last "${ARGC} - 1")
+    foreach(i RANGE ${last})
+      string(APPEND out "\n[${ARGV${i}}]")
+    endforeach()
+  endif()
+  message("${out}")
+endfunction()
+`
+	dir := t.TempDir()
+	for _, tc := range argCases {
+		t.Run(tc.name, func(t *testing.T) {
+			script := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".cmake")
+			if err := os.WriteFile(script, []byte(prelude+tc.src+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(cmake, "-P", script).CombinedOutput()
+			if err != nil {
+				t.Fatalf("cmake -P: %v\n%s", err, out)
+			}
+			var mine strings.Builder
+			for _, row := range shown(t, tc.src, Options{}) {
+				fmt.Fprintf(&mine, "ARGC=%d\n", len(row))
+				for _, a := range row {
+					fmt.Fprintf(&mine, "[%s]\n", a)
+				}
+			}
+			if got, want := mine.String(), string(out); got != want {
+				t.Errorf("source:\n%s\netlink reads:\n%s\ncmake reads:\n%s", tc.src, got, want)
+			}
+		})
+	}
+}
+
+// condCases are if() conditions over known values that etlink must decide
+// as CMake does.
+var condCases = []string{
+	`A`, `B`, `NOT A`, `A AND B`, `A OR B`, `NOT (A AND B) OR B`,
+	`(A)`, `((A OR B) AND (NOT B))`, `A AND NOT B`, `NOT A OR NOT B`,
+	`S`, `"S"`, `U`, `DEFINED A`, `DEFINED U`, `NOT DEFINED U`, `DEFINED CACHE{C}`,
+	`${A}`, `${B}`, `${S}`, `"${A}"`, `ON`, `0`, `"FALSE"`, `foo-NOTFOUND`, `2`, `0.0`, `""`, `Y`, `ignore`,
+	`N EQUAL 5`, `N LESS 10`, `N GREATER 5`, `N GREATER_EQUAL 5 AND S STRGREATER a`, `N LESS_EQUAL 4`,
+	`S STREQUAL "hello"`, `"${S}" STREQUAL hello`, `S STREQUAL S`, `"S" STREQUAL "S"`, `S STRLESS i`,
+	`S MATCHES "^h.*o$"`, `S MATCHES "^x"`, `"b" IN_LIST L`, `d IN_LIST L`, `S IN_LIST L`,
+	`1.2.3 VERSION_LESS 1.10`, `3 VERSION_EQUAL 3.0.0`, `V VERSION_GREATER_EQUAL 3.18`,
+	`COMMAND set`, `COMMAND myfn`, `COMMAND MYFN`, `IS_ABSOLUTE /x`, `IS_ABSOLUTE x`,
+	`A AND B OR A`, `A OR B AND B`, `A OR A AND B`, `B AND B OR A`, `NOT B AND B`, `NOT A OR A`, `NOT A AND B`, `(A OR B) AND NOT (B OR NOT A)`,
+}
+
+func TestCMakeAgreesOnConditions(t *testing.T) {
+	cmake := testenv.Tool(t, "cmake")
+	const show = "cmake_minimum_required(VERSION 3.20)\nfunction(show)\n  message(\"${ARGV0}\")\nendfunction()\n"
+	const prelude = "function(myfn)\nendfunction()\nset(A ON)\nset(B OFF)\nset(S hello)\nset(N 5)\nset(L \"a;b;c\")\nset(V 3.20.1)\nunset(U)\n" +
+		"set(C 1 CACHE INTERNAL \"\")\n"
+	dir := t.TempDir()
+	for i, cond := range condCases {
+		t.Run(cond, func(t *testing.T) {
+			src := fmt.Sprintf("if(%s)\n  show(T)\nelse()\n  show(F)\nendif()\n", cond)
+			script := filepath.Join(dir, fmt.Sprintf("c%d.cmake", i))
+			if err := os.WriteFile(script, []byte(show+prelude+src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(cmake, "-P", script).CombinedOutput()
+			if err != nil {
+				t.Fatalf("cmake -P: %v\n%s", err, out)
+			}
+			want := strings.TrimSpace(string(out))
+			rows := shown(t, prelude+src, Options{TrustDefaults: true})
+			var got []string
+			for _, r := range rows {
+				got = append(got, r[0])
+			}
+			if strings.Join(got, ",") != want {
+				t.Errorf("if(%s): etlink reads %v, cmake %q", cond, got, want)
+			}
+		})
+	}
+}

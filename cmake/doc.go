@@ -1,0 +1,113 @@
+// Package cmake reads CMake list files: a lexer and parser of the CMake
+// language (cmake-language(7)), and enough evaluation to know each target's
+// kind and what it links, with the file:line that says so.
+//
+// It serves source-level lint: etlink's rules ask which targets are Python
+// extension modules and which of them link libpython (Python::Python,
+// ${PYTHON_LIBRARIES}, pybind11::embed), and where the link item that
+// dropped a registration was written. So every target, link item and note
+// carries a Location: the file and line, the call stack through the user's
+// own wrapper functions (Via), and the undecided if() branches it sits
+// under (Under).
+//
+// # Parsing
+//
+// Parse follows CMake's own lexer (cmListFileLexer) and parser: command
+// invocations name(args) one per line, with case-insensitive names; bracket
+// arguments [[...]] and [==[...]==] (the first newline after the opening
+// dropped); bracket comments #[[...]]; line comments; quoted arguments
+// with escapes and backslash-newline continuations; unquoted arguments,
+// including the legacy forms a"b c"d and $(MAKEVAR); parentheses nested in
+// an argument list, kept as "(" and ")" arguments; CRLF line ends and a
+// UTF-8 byte-order mark. Arguments keep their text as written (variable
+// references, generator expressions, ";" and escapes included) with their
+// line and column (columns count bytes). Comments are kept, since
+// suppressions (# etlink: ignore ET202 reason) are comments. Errors locate
+// their cause as FILE:LINE:COL: the opening of an unterminated bracket or
+// quoted argument, the "(" never closed, the stray ")". Files over
+// MaxFileSize and parentheses nested deeper than MaxNesting are refused;
+// parsing is iterative, so no input can exhaust the stack.
+//
+// # Evaluation
+//
+// Load reads a tree from its top CMakeLists.txt, following add_subdirectory
+// and include() into files inside the tree; a module not found in the
+// tree (include(GNUInstallDirs)) is a Note, as is anything outside it. It
+// evaluates:
+//
+//   - variables: set (lists, PARENT_SCOPE, CACHE), unset, option, ${VAR}
+//     nested as ${${x}_LIBS}, $CACHE{VAR}, directory and function scopes,
+//     block(); -D definitions come from Options.Vars;
+//   - list(APPEND PREPEND INSERT REMOVE_ITEM REMOVE_DUPLICATES REVERSE
+//     LENGTH GET JOIN FIND POP_BACK POP_FRONT), string(APPEND PREPEND
+//     CONCAT JOIN TOLOWER TOUPPER STRIP LENGTH REPLACE),
+//     get_filename_component, project();
+//   - if/elseif/else with CMake's operator precedence: constants, variables,
+//     NOT AND OR, parentheses, DEFINED, COMMAND, TARGET, EXISTS (inside the
+//     tree), STREQUAL and the other string, numeric and VERSION_
+//     comparisons, MATCHES (as a Go regular expression), IN_LIST;
+//   - foreach (items, RANGE, IN LISTS/ITEMS/ZIP_LISTS), while, break,
+//     continue, return (with PROPAGATE);
+//   - function and macro definitions and calls: ARGC, ARGV, ARGN, ARGV<n>,
+//     named parameters, macro argument substitution, the _name of an
+//     overridden command; cmake_parse_arguments in both forms;
+//   - targets: add_library (STATIC SHARED MODULE OBJECT INTERFACE, IMPORTED,
+//     ALIAS, and no type: BUILD_SHARED_LIBS), add_executable,
+//     pybind11_add_module, pybind11_extension, nanobind_add_module,
+//     Python_add_library, Python2_add_library and Python3_add_library;
+//     target_link_libraries with its scope keywords and debug/optimized,
+//     link_libraries (for the targets created after it in the directory and
+//     its subdirectories), set_target_properties and set_property(TARGET)
+//     (LINK_LIBRARIES and INTERFACE_LINK_LIBRARIES also give link items).
+//
+// pybind11, nanobind and FindPython commands are read with a model of what
+// they do, even when the tree vendors their definitions: pybind11_add_module
+// links pybind11::module into a MODULE (the default) and pybind11::embed
+// into SHARED or STATIC; Python_add_library links Python::Module into a
+// MODULE (the default) and Python::Python otherwise; nanobind_add_module
+// makes a MODULE linking Python::Module. Those items are recorded as
+// LinkItems whose Implicit says where they come from.
+//
+// A target is an Extension when it is made by pybind11_add_module or
+// nanobind_add_module (any form), by Python*_add_library as a MODULE or
+// WITH_SOABI, when it is a MODULE library, or when it is a SHARED library
+// whose PREFIX is "" and whose SUFFIX is a Python suffix (.so, .pyd, or a
+// variable such as ${PYTHON_MODULE_EXTENSION} or ${Python_SOABI});
+// pybind11_extension(target) sets those. An executable never is.
+//
+// # What evaluation does not know
+//
+// etlink never runs CMake, so some values are not known: variables the tree
+// never sets (set by find_package, the toolchain, the cache, the
+// environment), the results of commands it does not evaluate, generator
+// expressions (kept as text). A reference to such a variable stays as
+// written, ${TORCH_PYTHON_LIBRARY}, and a link item holding one is Unknown.
+// A condition that depends on one is undecided: every branch is read, the
+// locations inside carry the branch in Location.Under, and a Note says so.
+// option() and set(... CACHE ...) values are defaults a build can flip, so
+// a condition on them is undecided too, unless Options.TrustDefaults is set
+// (a value from Options.Vars is always known). A foreach over an unknown
+// list runs its body once with the unknown value; a while() whose condition
+// is undecided runs its body once. return(), break() and continue() under an
+// undecided condition are ignored, with a Note, so that what follows them
+// is read.
+//
+// Deviations from CMake, chosen for a lint: an unquoted argument is not
+// split at a ";" inside a generator expression $<...>; list(APPEND) to a
+// variable the tree never set starts from an empty list; a target defined
+// twice (in both branches of an undecided if) is kept twice and
+// target_link_libraries applies to both; setting LINK_LIBRARIES appends
+// link items rather than replacing them.
+//
+// Not evaluated: math(), string(REGEX ...), file(), cmake_path(),
+// execute_process(), find_*() (their output variables become unknown),
+// generator expressions, cmake_language(), configure_file(), policies,
+// FetchContent and find_package (no module outside the tree is read),
+// target_link_options and other target_* commands.
+//
+// Bounds: calls, include() and add_subdirectory() nested deeper than
+// Options.MaxDepth (default 64), foreach over more than 10,000 items,
+// while() beyond 1,000 iterations, blocks nested deeper than 1,000 and more
+// than 1,000,000 commands in one Load stop with a Note, so a hostile tree
+// cannot hang or crash the lint.
+package cmake

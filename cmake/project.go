@@ -1,0 +1,242 @@
+package cmake
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Project is a source tree evaluated from its top CMakeLists.txt.
+type Project struct {
+	// Root is the directory given to Load.
+	Root string
+	// Files are the list files read, each once, in the order first read.
+	Files []*File
+	// Targets are in the order they were created. Two targets can share a
+	// name when both branches of an undecided if() create it.
+	Targets []*Target
+	// Notes say where evaluation could not know something, once per
+	// location and message.
+	Notes []Note
+}
+
+// Location is where a command or argument was written. File is Root
+// joined with the file's path inside the tree.
+type Location struct {
+	File string
+	Line int
+	Col  int
+	// Via is the call stack through user functions and macros, outermost
+	// first: the calls that led to the command at File:Line.
+	Via []Frame
+	// Under lists the if()/elseif()/else() branches etlink entered without
+	// being able to decide their condition, outermost first. Empty when
+	// the location is reached whatever the configuration.
+	Under []Cond
+}
+
+// Frame is one call to a user-defined function or macro.
+type Frame struct {
+	Function string // as called
+	File     string // where the call is written
+	Line     int
+}
+
+// Cond is a branch entered without knowing its condition.
+type Cond struct {
+	File string
+	Line int
+	Text string // the branch head as written: if(${FOO}), else()
+}
+
+func (l Location) String() string {
+	if l.File == "" {
+		return "?"
+	}
+	return fmt.Sprintf("%s:%d", l.File, l.Line)
+}
+
+// Outermost is the location of the outermost call that led here: the
+// user's own line when a wrapper function made the call.
+func (l Location) Outermost() Location {
+	if len(l.Via) == 0 {
+		return l
+	}
+	f := l.Via[0]
+	return Location{File: f.File, Line: f.Line, Under: l.Under}
+}
+
+// Target kinds.
+const (
+	KindExecutable = "EXECUTABLE"
+	KindShared     = "SHARED"
+	KindStatic     = "STATIC"
+	KindModule     = "MODULE"
+	KindObject     = "OBJECT"
+	KindInterface  = "INTERFACE"
+	KindImported   = "IMPORTED"
+	KindAlias      = "ALIAS"
+	KindUnknown    = "UNKNOWN"
+)
+
+// Target is one target a creator command defined.
+type Target struct {
+	Name string
+	// Kind is one of the Kind constants. A library whose type is not
+	// given is STATIC unless BUILD_SHARED_LIBS is true (Options.Vars can
+	// set it); a type etlink could not expand is UNKNOWN.
+	Kind string
+	// Creator is the command that created it, as written: add_library,
+	// add_executable, pybind11_add_module, python_add_library,
+	// Python3_add_library, nanobind_add_module. A target created inside a
+	// user's wrapper function names the command inside the wrapper; Def.Via
+	// names the wrapper.
+	Creator string
+	// Extension says the target is a Python extension module; ExtensionWhy
+	// says what showed it (see the package documentation).
+	Extension    bool
+	ExtensionWhy string
+	// Aliased is the target an ALIAS names.
+	Aliased string
+	Def     Location
+	// CreatorArgs are the creator's arguments after expansion (Text is the
+	// value, Line and Col where the argument producing it is written), so
+	// pybind11_add_module(name SHARED ...) shows SHARED even when a wrapper
+	// passed it through a variable.
+	CreatorArgs []Arg
+	Links       []LinkItem
+	// Properties set by set_target_properties and set_property(TARGET),
+	// after expansion (an unknown part kept as written, ${NAME}).
+	Properties map[string]string
+}
+
+// Link item forms.
+const (
+	FormName        = ""             // a target, a library name or path, -lfoo
+	FormFlag        = "flag"         // a linker flag: -Wl,--no-as-needed, -pthread
+	FormGenex       = "genex"        // a generator expression
+	FormLinkLibrary = "LINK_LIBRARY" // $<LINK_LIBRARY:FEATURE,libs...>
+	FormLinkGroup   = "LINK_GROUP"   // $<LINK_GROUP:FEATURE,libs...>
+	FormLinker      = "LINKER"       // LINKER:a,b
+	FormShell       = "SHELL"        // SHELL:a b
+)
+
+// LinkItem is one item a target links: from target_link_libraries,
+// link_libraries, the LINK_LIBRARIES/INTERFACE_LINK_LIBRARIES properties,
+// or implicitly from the creator (pybind11_add_module links
+// pybind11::module).
+type LinkItem struct {
+	// Item is the item after expanding the variables etlink knows; a
+	// reference it could not expand stays as written (${PYTHON_LIBRARIES})
+	// and Unknown is set.
+	Item string
+	// Raw is the argument as written; empty for an implicit item.
+	Raw string
+	// Scope is PRIVATE, PUBLIC, INTERFACE, or "" when none was given
+	// (LINK_PRIVATE and LINK_PUBLIC read as PRIVATE and PUBLIC).
+	Scope string
+	// Loc is the argument's location, or the creator's for an implicit
+	// item.
+	Loc     Location
+	Unknown bool
+	// Form says how the item is written (the Form constants). For
+	// LINK_LIBRARY and LINK_GROUP, Feature is the feature (WHOLE_ARCHIVE)
+	// and Parts the libraries it wraps; for LINKER and SHELL, Parts are
+	// the options.
+	Form    string
+	Feature string
+	Parts   []string
+	// Config is "debug" or "optimized" when the item followed that
+	// keyword.
+	Config string
+	// Implicit, when set, says where an item nobody wrote comes from.
+	Implicit string
+}
+
+// Note is something evaluation could not know, and what it did instead.
+type Note struct {
+	Loc Location
+	Msg string
+}
+
+func (n Note) String() string { return n.Loc.String() + ": " + n.Msg }
+
+// Options configure Load.
+type Options struct {
+	// Vars are -D definitions: cache variables whose values are known.
+	Vars map[string]string
+	// MaxDepth bounds nested function and macro calls, include() and
+	// add_subdirectory() together; 0 means 64.
+	MaxDepth int
+	// TrustDefaults takes option() and set(... CACHE ...) defaults as the
+	// values in force. By default a condition on such a default is
+	// undecided and all its branches are read, since a build can flip it.
+	TrustDefaults bool
+}
+
+// Target returns the last target defined with the name, or nil.
+func (p *Project) Target(name string) *Target {
+	for i := len(p.Targets) - 1; i >= 0; i-- {
+		if p.Targets[i].Name == name {
+			return p.Targets[i]
+		}
+	}
+	return nil
+}
+
+// classify fills Form, Feature and Parts from Item.
+func (li *LinkItem) classify() {
+	s := li.Item
+	switch {
+	case strings.Contains(s, "$<LINK_LIBRARY:"):
+		li.Form = FormLinkLibrary
+		li.Feature, li.Parts = genexFeature(s, "$<LINK_LIBRARY:")
+	case strings.Contains(s, "$<LINK_GROUP:"):
+		li.Form = FormLinkGroup
+		li.Feature, li.Parts = genexFeature(s, "$<LINK_GROUP:")
+	case strings.Contains(s, "$<"):
+		li.Form = FormGenex
+	case strings.HasPrefix(s, "LINKER:"):
+		li.Form = FormLinker
+		rest := strings.TrimPrefix(s, "LINKER:")
+		if strings.HasPrefix(rest, "SHELL:") {
+			li.Parts = strings.Fields(strings.TrimPrefix(rest, "SHELL:"))
+		} else {
+			li.Parts = strings.Split(rest, ",")
+		}
+	case strings.HasPrefix(s, "SHELL:"):
+		li.Form = FormShell
+		li.Parts = strings.Fields(strings.TrimPrefix(s, "SHELL:"))
+	case strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "-l") && !strings.HasPrefix(s, "-framework"):
+		li.Form = FormFlag
+	}
+}
+
+// genexFeature reads $<LINK_LIBRARY:FEATURE,a,b> (wherever it sits in s)
+// into its feature and the comma-separated items at its own nesting level.
+func genexFeature(s, open string) (string, []string) {
+	i := strings.Index(s, open)
+	body := s[i+len(open):]
+	depth := 0
+	var parts []string
+	start := 0
+	end := len(body)
+scan:
+	for j := 0; j < len(body); j++ {
+		switch {
+		case strings.HasPrefix(body[j:], "$<"):
+			depth++
+			j++
+		case body[j] == '>':
+			if depth == 0 {
+				end = j
+				break scan
+			}
+			depth--
+		case body[j] == ',' && depth == 0:
+			parts = append(parts, body[start:j])
+			start = j + 1
+		}
+	}
+	parts = append(parts, body[start:end])
+	return parts[0], parts[1:]
+}

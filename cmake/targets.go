@@ -1,0 +1,488 @@
+package cmake
+
+import (
+	"fmt"
+	"strings"
+)
+
+func creatorArgs(args []xarg) []Arg {
+	out := make([]Arg, len(args))
+	for i, a := range args {
+		q := Unquoted
+		if a.src != nil {
+			q = a.src.Quoting
+		}
+		out[i] = Arg{Text: stripMarks(a.val), Quoting: q}
+		if a.src != nil {
+			out[i].Line, out[i].Col = a.src.Line, a.src.Col
+		}
+	}
+	return out
+}
+
+// newTarget records a target created by cmd, whose name is args[0].
+func (e *evaluator) newTarget(c *ctx, cmd *Command, args []xarg, kind string) *Target {
+	name := args[0].val
+	t := &Target{
+		Name:        stripMarks(name),
+		Kind:        kind,
+		Creator:     cmd.Raw,
+		Def:         e.cmdLoc(cmd),
+		CreatorArgs: creatorArgs(args),
+		Properties:  map[string]string{},
+	}
+	if hasUnknown(name) {
+		e.note(e.cmdLoc(cmd), "%s(): the target name %s is not known", cmd.Raw, t.Name)
+	}
+	if prev := e.targets[t.Name]; len(prev) > 0 {
+		e.note(e.cmdLoc(cmd), "%s() defines target %s again (also defined at %s): both kept", cmd.Raw, t.Name, prev[0].Def)
+	}
+	e.targets[t.Name] = append(e.targets[t.Name], t)
+	e.p.Targets = append(e.p.Targets, t)
+	switch kind {
+	case KindImported, KindAlias, KindInterface:
+	default:
+		t.Links = append(t.Links, c.dir.linkLibs...)
+	}
+	return t
+}
+
+func (e *evaluator) cmdAddLibrary(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	kind, imported, alias := "", false, -1
+	typeUnknown := false
+scan:
+	for k := 1; k < len(args); k++ {
+		switch v := args[k].val; v {
+		case "STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "UNKNOWN":
+			if kind == "" {
+				kind = v
+			}
+		case "EXCLUDE_FROM_ALL", "GLOBAL":
+		case "IMPORTED":
+			imported = true
+		case "ALIAS":
+			alias = k + 1
+			break scan
+		default:
+			typeUnknown = k == 1 && hasUnknown(v) && kind == ""
+			break scan
+		}
+	}
+	switch {
+	case alias > 0:
+		t := e.newTarget(c, cmd, args, KindAlias)
+		if alias < len(args) {
+			t.Aliased = stripMarks(args[alias].val)
+		}
+		return
+	case imported:
+		kind = KindImported
+	case kind == "UNKNOWN":
+		kind = KindImported
+	case typeUnknown:
+		e.note(e.cmdLoc(cmd), "cannot evaluate %s: the library type %s is not known", cmd, stripMarks(args[1].val))
+		kind = KindUnknown
+	case kind == "":
+		kind = e.defaultLibraryKind(c, cmd)
+	}
+	e.newTarget(c, cmd, args, kind)
+}
+
+// defaultLibraryKind is the type of add_library(name srcs...): SHARED when
+// BUILD_SHARED_LIBS is true, STATIC otherwise (also when it is not set,
+// CMake's default).
+func (e *evaluator) defaultLibraryKind(c *ctx, cmd *Command) string {
+	v, st := e.variable(c.sc, "BUILD_SHARED_LIBS")
+	if st != varSet {
+		return KindStatic
+	}
+	if hasUnknown(v) {
+		e.note(e.cmdLoc(cmd), "%s() without a type: BUILD_SHARED_LIBS is not known; read as STATIC", cmd.Raw)
+		return KindStatic
+	}
+	kind := KindStatic
+	if !isFalseConst(stripMarks(v)) {
+		kind = KindShared
+	}
+	if undecided(v) {
+		e.note(e.cmdLoc(cmd), "%s() without a type: %s per the BUILD_SHARED_LIBS default %q, which a build may flip", cmd.Raw, kind, stripMarks(v))
+	}
+	return kind
+}
+
+func (e *evaluator) cmdAddExecutable(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	kind := KindExecutable
+	for k := 1; k < len(args); k++ {
+		switch args[k].val {
+		case "WIN32", "MACOSX_BUNDLE", "EXCLUDE_FROM_ALL", "GLOBAL":
+			continue
+		case "IMPORTED":
+			kind = KindImported
+			continue
+		case "ALIAS":
+			t := e.newTarget(c, cmd, args, KindAlias)
+			if k+1 < len(args) {
+				t.Aliased = stripMarks(args[k+1].val)
+			}
+			return
+		}
+		break
+	}
+	e.newTarget(c, cmd, args, kind)
+}
+
+// implicitLink records an item a creator command links by itself.
+func (e *evaluator) implicitLink(t *Target, cmd *Command, item, why string) {
+	li := LinkItem{Item: item, Scope: "PRIVATE", Loc: e.cmdLoc(cmd), Implicit: why}
+	li.classify()
+	t.Links = append(t.Links, li)
+}
+
+// keywords returns which of kws appear among args[1:], and whether an
+// argument etlink could not expand might have been one of them.
+func keywords(args []xarg, kws ...string) (map[string]bool, bool) {
+	got := map[string]bool{}
+	unsure := false
+	for _, a := range args[1:] {
+		for _, kw := range kws {
+			if a.val == kw {
+				got[kw] = true
+			}
+		}
+		if hasUnknown(a.val) {
+			unsure = true
+		}
+	}
+	return got, unsure
+}
+
+// cmdPybind11AddModule models pybind11's pybind11_add_module(name [MODULE |
+// SHARED | STATIC] [THIN_LTO] [OPT_SIZE] [NO_EXTRAS] [WITHOUT_SOABI] ...):
+// a MODULE library by default linking pybind11::module; SHARED or STATIC
+// link pybind11::embed, which brings libpython (Python::Python).
+func (e *evaluator) cmdPybind11AddModule(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	kw, unsure := keywords(args, "MODULE", "SHARED", "STATIC", "WITHOUT_SOABI", "WITH_SOABI")
+	kind := KindModule
+	switch {
+	case kw["STATIC"]:
+		kind = KindStatic
+	case kw["SHARED"]:
+		kind = KindShared
+	}
+	if unsure && !kw["MODULE"] && kind == KindModule {
+		e.note(e.cmdLoc(cmd), "%s: an argument is not known (it could be SHARED); read as MODULE", cmd)
+	}
+	t := e.newTarget(c, cmd, args, kind)
+	if kind == KindModule {
+		e.implicitLink(t, cmd, "pybind11::module", "pybind11_add_module() links pybind11::module (Python::Module) into a MODULE")
+	} else {
+		e.implicitLink(t, cmd, "pybind11::embed", fmt.Sprintf("pybind11_add_module(%s) links pybind11::embed, which links Python::Python (libpython)", kind))
+	}
+	if !kw["WITHOUT_SOABI"] && !kw["WITH_SOABI"] {
+		t.Properties["PREFIX"] = ""
+		t.Properties["SUFFIX"] = "${PYTHON_MODULE_EXTENSION}"
+	}
+}
+
+// cmdPybind11Extension is pybind11_extension(name): PREFIX "" and the
+// interpreter's extension suffix.
+func (e *evaluator) cmdPybind11Extension(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	for _, t := range e.findTargets(cmd, args[0]) {
+		t.Properties["PREFIX"] = ""
+		t.Properties["SUFFIX"] = "${PYTHON_MODULE_EXTENSION}"
+	}
+}
+
+// cmdNanobindAddModule models nanobind_add_module(name [options] srcs):
+// Python_add_library(name MODULE WITH_SOABI ...), which links
+// Python::Module.
+func (e *evaluator) cmdNanobindAddModule(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	t := e.newTarget(c, cmd, args, KindModule)
+	e.implicitLink(t, cmd, "Python::Module", "nanobind_add_module() makes a Python_add_library(MODULE), which links Python::Module")
+	t.Properties["PREFIX"] = ""
+}
+
+// cmdPythonAddLibrary models FindPython's Python_add_library(name [STATIC |
+// SHARED | MODULE] [WITH_SOABI] srcs): MODULE by default, linking
+// <Prefix>::Module and with PREFIX ""; STATIC and SHARED link
+// <Prefix>::Python.
+func (e *evaluator) cmdPythonAddLibrary(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	prefix := "Python"
+	switch cmd.Name {
+	case "python3_add_library":
+		prefix = "Python3"
+	case "python2_add_library":
+		prefix = "Python2"
+	}
+	kw, unsure := keywords(args, "STATIC", "SHARED", "MODULE", "WITH_SOABI")
+	kind := KindModule
+	switch {
+	case kw["STATIC"]:
+		kind = KindStatic
+	case kw["SHARED"]:
+		kind = KindShared
+	}
+	if unsure && !kw["MODULE"] && kind == KindModule {
+		e.note(e.cmdLoc(cmd), "%s: an argument is not known (it could be SHARED); read as MODULE", cmd)
+	}
+	t := e.newTarget(c, cmd, args, kind)
+	if kind == KindModule {
+		e.implicitLink(t, cmd, prefix+"::Module", fmt.Sprintf("%s() links %s::Module into a MODULE", cmd.Raw, prefix))
+		t.Properties["PREFIX"] = ""
+	} else {
+		e.implicitLink(t, cmd, prefix+"::Python", fmt.Sprintf("%s(%s) links %s::Python (libpython)", cmd.Raw, kind, prefix))
+	}
+}
+
+// findTargets returns the targets a command names, with a Note when there
+// are none.
+func (e *evaluator) findTargets(cmd *Command, name xarg) []*Target {
+	if hasUnknown(name.val) {
+		e.note(e.cmdLoc(cmd), "%s(%s ...): the target name is not known; not recorded", cmd.Raw, stripMarks(name.val))
+		return nil
+	}
+	ts := e.targets[stripMarks(name.val)]
+	if len(ts) == 0 {
+		e.note(e.cmdLoc(cmd), "%s(%s ...): no target %s is defined in the tree before this line; not recorded", cmd.Raw, stripMarks(name.val), stripMarks(name.val))
+	}
+	return ts
+}
+
+func (e *evaluator) linkItem(cmd *Command, a xarg, scope string) LinkItem {
+	li := LinkItem{
+		Item:    stripMarks(a.val),
+		Scope:   scope,
+		Unknown: hasUnknown(a.val),
+	}
+	if a.src != nil {
+		li.Raw = a.src.Text
+		li.Loc = e.loc(cmd.File, a.src.Line, a.src.Col)
+	} else {
+		li.Loc = e.cmdLoc(cmd)
+	}
+	li.classify()
+	return li
+}
+
+func (e *evaluator) cmdTargetLinkLibraries(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	ts := e.findTargets(cmd, args[0])
+	if len(ts) == 0 {
+		return
+	}
+	scope, config := "", ""
+	for _, a := range args[1:] {
+		switch a.val {
+		case "PRIVATE", "PUBLIC", "INTERFACE":
+			scope = a.val
+			continue
+		case "LINK_PRIVATE":
+			scope = "PRIVATE"
+			continue
+		case "LINK_PUBLIC":
+			scope = "PUBLIC"
+			continue
+		case "LINK_INTERFACE_LIBRARIES":
+			scope = "INTERFACE"
+			continue
+		case "debug", "optimized":
+			config = a.val
+			continue
+		case "general":
+			config = ""
+			continue
+		}
+		li := e.linkItem(cmd, a, scope)
+		li.Config = config
+		config = ""
+		for _, t := range ts {
+			t.Links = append(t.Links, li)
+		}
+	}
+}
+
+func (e *evaluator) cmdLinkLibraries(c *ctx, cmd *Command, args []xarg) {
+	config := ""
+	for _, a := range args {
+		switch a.val {
+		case "debug", "optimized":
+			config = a.val
+			continue
+		case "general":
+			config = ""
+			continue
+		}
+		li := e.linkItem(cmd, a, "")
+		li.Config = config
+		config = ""
+		c.dir.linkLibs = append(c.dir.linkLibs, li)
+	}
+}
+
+// setProp sets a target property; LINK_LIBRARIES and
+// INTERFACE_LINK_LIBRARIES also become link items (always appended, even
+// when the command replaces the property).
+func (e *evaluator) setProp(cmd *Command, ts []*Target, name string, values []xarg, mode string) {
+	v := strings.Join(vals(values), ";")
+	for _, t := range ts {
+		old, had := t.Properties[name]
+		switch {
+		case mode == "APPEND" && had && old != "" && v != "":
+			t.Properties[name] = old + ";" + stripMarks(v)
+		case mode == "APPEND_STRING" && had:
+			t.Properties[name] = old + stripMarks(v)
+		default:
+			t.Properties[name] = stripMarks(v)
+		}
+	}
+	scope := ""
+	switch name {
+	case "LINK_LIBRARIES":
+		scope = "PRIVATE"
+	case "INTERFACE_LINK_LIBRARIES":
+		scope = "INTERFACE"
+	default:
+		return
+	}
+	for _, a := range values {
+		for _, item := range splitList(a.val) {
+			x := a
+			x.val = item
+			li := e.linkItem(cmd, x, scope)
+			for _, t := range ts {
+				t.Links = append(t.Links, li)
+			}
+		}
+	}
+}
+
+func (e *evaluator) cmdSetTargetProperties(c *ctx, cmd *Command, args []xarg) {
+	at := -1
+	for k, a := range args {
+		if a.is("PROPERTIES") {
+			at = k
+			break
+		}
+	}
+	if at < 0 {
+		return
+	}
+	var ts []*Target
+	for _, a := range args[:at] {
+		ts = append(ts, e.findTargets(cmd, a)...)
+	}
+	rest := args[at+1:]
+	for k := 0; k+1 < len(rest); k += 2 {
+		e.setProp(cmd, ts, stripMarks(rest[k].val), rest[k+1:k+2], "")
+	}
+}
+
+func (e *evaluator) cmdSetProperty(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 || !args[0].is("TARGET") {
+		return
+	}
+	var ts []*Target
+	mode := ""
+	for k := 1; k < len(args); k++ {
+		switch args[k].val {
+		case "APPEND", "APPEND_STRING":
+			mode = args[k].val
+		case "PROPERTY":
+			if k+1 < len(args) {
+				e.setProp(cmd, ts, stripMarks(args[k+1].val), args[k+2:], mode)
+			}
+			return
+		default:
+			ts = append(ts, e.findTargets(cmd, args[k])...)
+		}
+	}
+}
+
+func (e *evaluator) cmdGetTargetProperty(c *ctx, args []xarg) {
+	if len(args) < 3 || hasUnknown(args[0].val) {
+		return
+	}
+	out := stripMarks(args[0].val)
+	ts := e.targets[stripMarks(args[1].val)]
+	if len(ts) > 0 && !hasUnknown(args[1].val) {
+		if v, ok := ts[len(ts)-1].Properties[stripMarks(args[2].val)]; ok && !strings.Contains(v, "${") {
+			c.sc.set(out, v)
+			return
+		}
+	}
+	e.setUnknown(c, out)
+}
+
+// finish decides which targets are Python extension modules.
+func (e *evaluator) finish() {
+	for _, t := range e.p.Targets {
+		t.Extension, t.ExtensionWhy = extension(t)
+	}
+}
+
+func extension(t *Target) (bool, string) {
+	creator := strings.ToLower(t.Creator)
+	switch creator {
+	case "pybind11_add_module", "nanobind_add_module":
+		return true, t.Creator + "()"
+	case "python_add_library", "python3_add_library", "python2_add_library":
+		if t.Kind == KindModule {
+			return true, t.Creator + "() of a MODULE"
+		}
+		for _, a := range t.CreatorArgs {
+			if a.Text == "WITH_SOABI" {
+				return true, t.Creator + "(... WITH_SOABI)"
+			}
+		}
+		return false, ""
+	}
+	switch t.Kind {
+	case KindModule:
+		return true, "a MODULE library"
+	case KindShared:
+		prefix, hasPrefix := t.Properties["PREFIX"]
+		suffix := t.Properties["SUFFIX"]
+		if hasPrefix && prefix == "" && pythonSuffix(suffix) {
+			return true, fmt.Sprintf("a SHARED library with PREFIX \"\" and SUFFIX %q", suffix)
+		}
+	}
+	return false, ""
+}
+
+// pythonSuffix recognises an extension module's file suffix: ".so" (which
+// covers .cpython-311-x86_64-linux-gnu.so and .abi3.so), ".pyd", or a
+// variable that holds the interpreter's suffix (PYTHON_MODULE_EXTENSION,
+// Python_SOABI, EXT_SUFFIX, ...).
+func pythonSuffix(s string) bool {
+	l := strings.ToLower(s)
+	switch {
+	case strings.HasSuffix(l, ".so"), strings.HasSuffix(l, ".pyd"):
+		return true
+	}
+	for _, v := range []string{"python_module_extension", "soabi", "ext_suffix", "extension_suffix", "module_extension"} {
+		if strings.Contains(l, v) {
+			return true
+		}
+	}
+	return false
+}
