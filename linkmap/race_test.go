@@ -1,0 +1,5 @@
+//go:build race
+
+package linkmap
+
+const raceEnabled = true
