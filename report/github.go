@@ -99,7 +99,9 @@ func (l locator) annotation(f *finding.Finding, verbose bool) annotation {
 			}
 			a.message += " (at " + where + ")"
 		}
-		a.message = withObject(a.message, l.display(subject))
+		if subject != f.Location.File {
+			a.message = withObject(a.message, l.display(subject))
+		}
 	} else if subject != "" {
 		file, inner := container(subject)
 		a.file, _ = l.rel(file)
