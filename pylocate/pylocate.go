@@ -30,7 +30,7 @@ type NotFound struct {
 
 func (e *NotFound) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cannot import %s; tried:", e.Package)
+	fmt.Fprintf(&b, "no Python interpreter finds %s; tried:", e.Package)
 	for _, a := range e.Attempts {
 		where := a.Python
 		if a.Path != "" && a.Path != a.Python {
@@ -114,7 +114,7 @@ func ask(python, pkg string) (dir, version string, err error) {
 		}
 		return "", "", errors.New(lastLine(stderr.String(), err.Error()))
 	}
-	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
 	// Packages may print on import: the answer is the last two lines.
 	if len(lines) < 2 || lines[len(lines)-2] == "" {
 		return "", "", fmt.Errorf("unexpected output %q", stdout.String())

@@ -147,7 +147,7 @@ func (a *app) peerSide(with []string, python string) (*analyze.Side, []*elfobj.O
 			return nil, nil, nil, false
 		}
 		for _, s := range res.Skipped {
-			a.notef("%s cannot import torch (%s)", s.Python, s.Err)
+			a.notef("%s does not find torch (%s)", s.Python, s.Err)
 		}
 		a.notef("torch %s at %s (via %s)", res.Version, res.Dir, res.Python)
 		files, err := pylocate.PackageFiles(res.Dir)
