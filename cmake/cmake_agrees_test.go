@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -52,6 +53,7 @@ endfunction()
 	dir := t.TempDir()
 	for _, tc := range argCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			script := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".cmake")
 			if err := os.WriteFile(script, []byte(prelude+tc.src+"\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -97,6 +99,7 @@ func TestCMakeAgreesOnConditions(t *testing.T) {
 	dir := t.TempDir()
 	for i, cond := range condCases {
 		t.Run(cond, func(t *testing.T) {
+			t.Parallel()
 			src := fmt.Sprintf("if(%s)\n  show(T)\nelse()\n  show(F)\nendif()\n", cond)
 			script := filepath.Join(dir, fmt.Sprintf("c%d.cmake", i))
 			if err := os.WriteFile(script, []byte(show+prelude+src), 0o644); err != nil {
@@ -117,4 +120,47 @@ func TestCMakeAgreesOnConditions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParseCMakeModules parses every list file shipped with CMake: a
+// corpus of real, valid CMake that must parse without an error, and
+// evaluate without a panic.
+func TestParseCMakeModules(t *testing.T) {
+	cmake := testenv.Tool(t, "cmake")
+	script := filepath.Join(t.TempDir(), "root.cmake")
+	if err := os.WriteFile(script, []byte("message(\"${CMAKE_ROOT}\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(cmake, "-P", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cmake -P: %v\n%s", err, out)
+	}
+	modules := filepath.Join(strings.TrimSpace(string(out)), "Modules")
+	n := 0
+	err = filepath.WalkDir(modules, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".cmake") || d.Name() == "CMakeLists.txt") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if regexp.MustCompile(`(?m)^@\w+@`).Match(src) {
+			return nil // a configure_file template, not CMake until configured
+		}
+		n++
+		if _, err := parseFile(path, src); err != nil {
+			t.Errorf("%v", err)
+			return nil
+		}
+		evalBytes(src, Options{}, nil)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 100 {
+		t.Errorf("only %d files under %s", n, modules)
+	}
+	t.Logf("%d files", n)
 }

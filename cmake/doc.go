@@ -41,7 +41,8 @@
 //   - list(APPEND PREPEND INSERT REMOVE_ITEM REMOVE_DUPLICATES REVERSE
 //     LENGTH GET JOIN FIND POP_BACK POP_FRONT), string(APPEND PREPEND
 //     CONCAT JOIN TOLOWER TOUPPER STRIP LENGTH REPLACE),
-//     get_filename_component, project();
+//     get_filename_component, project(), and a directory's
+//     BUILDSYSTEM_TARGETS (get_property, get_directory_property);
 //   - if/elseif/else with CMake's operator precedence: constants, variables,
 //     NOT AND OR, parentheses, DEFINED, COMMAND, TARGET, EXISTS (inside the
 //     tree), STREQUAL and the other string, numeric and VERSION_
@@ -55,7 +56,8 @@
 //     ALIAS, and no type: BUILD_SHARED_LIBS), add_executable,
 //     pybind11_add_module, pybind11_extension, nanobind_add_module,
 //     Python_add_library, Python2_add_library and Python3_add_library;
-//     target_link_libraries with its scope keywords and debug/optimized,
+//     target_link_libraries with its scope keywords and debug/optimized
+//     (each item a list: "${LIBS}" links every element, as in CMake),
 //     link_libraries (for the targets created after it in the directory and
 //     its subdirectories), set_target_properties and set_property(TARGET)
 //     (LINK_LIBRARIES and INTERFACE_LINK_LIBRARIES also give link items).

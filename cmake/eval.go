@@ -113,6 +113,7 @@ type userCmd struct {
 type dirState struct {
 	src      string     // absolute source directory
 	linkLibs []LinkItem // link_libraries() in force
+	targets  []string   // BUILDSYSTEM_TARGETS: created here, not imported or aliases
 }
 
 // ctx is what the commands being run see.
@@ -600,6 +601,9 @@ func (e *evaluator) execIf(c *ctx, b *block, i int) ctl {
 		}
 		lo, hi := h+1, b.next[h]
 		if v == triUnknown {
+			if why == "" {
+				why = "a value is not known"
+			}
 			e.note(e.cmdLoc(cmd), "cannot evaluate %s (%s): all branches read", cmd, why)
 			undecidedSoFar = true
 		}
@@ -1021,6 +1025,8 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 		e.cmdSetProperty(c, cmd, args)
 	case "get_target_property":
 		e.cmdGetTargetProperty(c, args)
+	case "get_property", "get_directory_property":
+		e.cmdGetProperty(c, name, args)
 	default:
 		if e.onOther != nil {
 			e.onOther(cmd, args)
@@ -1056,7 +1062,7 @@ func (e *evaluator) unknownOutputs(c *ctx, name string, args []xarg) {
 		}
 	}
 	switch name {
-	case "math", "get_property", "get_directory_property", "get_source_file_property", "get_cmake_property",
+	case "math", "get_source_file_property", "get_cmake_property",
 		"find_library", "find_path", "find_file", "find_program", "cmake_host_system_information",
 		"site_name", "load_cache":
 		if name == "math" || name == "cmake_host_system_information" {

@@ -46,6 +46,7 @@ const (
 	Bracket
 )
 
+// String names the quoting: unquoted, quoted, bracket.
 func (q Quoting) String() string {
 	switch q {
 	case Unquoted:
@@ -95,12 +96,15 @@ type SyntaxError struct {
 	Msg       string
 }
 
+// Error is FILE:LINE:COL: message.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
 // String reconstructs the invocation on one line, for messages:
-// if(${FOO} AND "x y").
+// if(${FOO} AND "x y"). It parses back to the same command, except when
+// an argument holds a carriage return right before a newline (written
+// \r\r\n in a CRLF file).
 func (c *Command) String() string {
 	var b strings.Builder
 	b.WriteString(c.Raw)

@@ -55,9 +55,9 @@ func TestParse(t *testing.T) {
 			cmds: []string{`set/set@1:1-4(x@1:5 ["a"]@1:7 ["b]]c"]@1:13 ["line1\n]=]\n"]@1:24 y@4:6)`},
 		},
 		{
-			name: "bracket comments spanning lines",
-			src:  "#[[ a\nmulti-line\ncomment ]]\nfoo(a #[=[ inner\n]] ]=] b)\n",
-			cmds: []string{"foo/foo@4:1-5(a@4:5 b@5:8)"},
+			name:     "bracket comments spanning lines",
+			src:      "#[[ a\nmulti-line\ncomment ]]\nfoo(a #[=[ inner\n]] ]=] b)\n",
+			cmds:     []string{"foo/foo@4:1-5(a@4:5 b@5:8)"},
 			comments: []string{"[\" a\\nmulti-line\\ncomment \"]@1:1", "[\" inner\\n]] \"]@4:7"},
 		},
 		{
@@ -226,6 +226,7 @@ func TestCMakeRefusesToo(t *testing.T) {
 	dir := t.TempDir()
 	for i, tc := range parseErrors {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			script := filepath.Join(dir, fmt.Sprintf("e%d.cmake", i))
 			if err := os.WriteFile(script, []byte(tc.src), 0o644); err != nil {
 				t.Fatal(err)

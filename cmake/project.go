@@ -9,7 +9,9 @@ import (
 type Project struct {
 	// Root is the directory given to Load.
 	Root string
-	// Files are the list files read, each once, in the order first read.
+	// Files are the list files read, each once, in the order first read;
+	// one with a syntax error holds the commands before the error and is
+	// not evaluated.
 	Files []*File
 	// Targets are in the order they were created. Two targets can share a
 	// name when both branches of an undecided if() create it.
@@ -48,6 +50,7 @@ type Cond struct {
 	Text string // the branch head as written: if(${FOO}), else()
 }
 
+// String is FILE:LINE.
 func (l Location) String() string {
 	if l.File == "" {
 		return "?"
@@ -158,6 +161,7 @@ type Note struct {
 	Msg string
 }
 
+// String is FILE:LINE: message.
 func (n Note) String() string { return n.Loc.String() + ": " + n.Msg }
 
 // Options configure Load.

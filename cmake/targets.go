@@ -40,8 +40,11 @@ func (e *evaluator) newTarget(c *ctx, cmd *Command, args []xarg, kind string) *T
 	e.targets[t.Name] = append(e.targets[t.Name], t)
 	e.p.Targets = append(e.p.Targets, t)
 	switch kind {
-	case KindImported, KindAlias, KindInterface:
+	case KindImported, KindAlias:
+	case KindInterface:
+		c.dir.targets = append(c.dir.targets, t.Name)
 	default:
+		c.dir.targets = append(c.dir.targets, t.Name)
 		t.Links = append(t.Links, c.dir.linkLibs...)
 	}
 	return t
@@ -67,7 +70,7 @@ scan:
 			alias = k + 1
 			break scan
 		default:
-			typeUnknown = k == 1 && hasUnknown(v) && kind == ""
+			typeUnknown = k == 1 && mayBeType(v) && kind == ""
 			break scan
 		}
 	}
@@ -144,6 +147,22 @@ func (e *evaluator) implicitLink(t *Target, cmd *Command, item, why string) {
 	t.Links = append(t.Links, li)
 }
 
+// mayBeType reports an argument etlink could not expand whose name says
+// it holds a library type (${LIB_TYPE}, ${KIND}), as opposed to sources
+// (${SRCS}), which are far more common in that place.
+func mayBeType(v string) bool {
+	if !hasUnknown(v) {
+		return false
+	}
+	u := strings.ToUpper(stripMarks(v))
+	for _, w := range []string{"TYPE", "KIND", "SHARED", "STATIC", "MODULE", "LINKAGE"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // keywords returns which of kws appear among args[1:], and whether an
 // argument etlink could not expand might have been one of them.
 func keywords(args []xarg, kws ...string) (map[string]bool, bool) {
@@ -155,7 +174,7 @@ func keywords(args []xarg, kws ...string) (map[string]bool, bool) {
 				got[kw] = true
 			}
 		}
-		if hasUnknown(a.val) {
+		if mayBeType(a.val) {
 			unsure = true
 		}
 	}
@@ -312,12 +331,16 @@ func (e *evaluator) cmdTargetLinkLibraries(c *ctx, cmd *Command, args []xarg) {
 			config = ""
 			continue
 		}
-		li := e.linkItem(cmd, a, scope)
-		li.Config = config
-		config = ""
-		for _, t := range ts {
-			t.Links = append(t.Links, li)
+		for _, item := range splitList(a.val) {
+			x := a
+			x.val = item
+			li := e.linkItem(cmd, x, scope)
+			li.Config = config
+			for _, t := range ts {
+				t.Links = append(t.Links, li)
+			}
 		}
+		config = ""
 	}
 }
 
@@ -332,10 +355,14 @@ func (e *evaluator) cmdLinkLibraries(c *ctx, cmd *Command, args []xarg) {
 			config = ""
 			continue
 		}
-		li := e.linkItem(cmd, a, "")
-		li.Config = config
+		for _, item := range splitList(a.val) {
+			x := a
+			x.val = item
+			li := e.linkItem(cmd, x, "")
+			li.Config = config
+			c.dir.linkLibs = append(c.dir.linkLibs, li)
+		}
 		config = ""
-		c.dir.linkLibs = append(c.dir.linkLibs, li)
 	}
 }
 
@@ -416,6 +443,24 @@ func (e *evaluator) cmdSetProperty(c *ctx, cmd *Command, args []xarg) {
 			ts = append(ts, e.findTargets(cmd, args[k])...)
 		}
 	}
+}
+
+// cmdGetProperty reads the current directory's BUILDSYSTEM_TARGETS, from
+// get_property(var DIRECTORY PROPERTY BUILDSYSTEM_TARGETS) or
+// get_directory_property(var BUILDSYSTEM_TARGETS); any other property is
+// unknown.
+func (e *evaluator) cmdGetProperty(c *ctx, name string, args []xarg) {
+	if len(args) == 0 || hasUnknown(args[0].val) {
+		return
+	}
+	out := stripMarks(args[0].val)
+	rest := vals(args[1:])
+	if name == "get_property" && len(rest) == 3 && rest[0] == "DIRECTORY" && rest[1] == "PROPERTY" && rest[2] == "BUILDSYSTEM_TARGETS" ||
+		name == "get_directory_property" && len(rest) == 1 && rest[0] == "BUILDSYSTEM_TARGETS" {
+		c.sc.set(out, strings.Join(c.dir.targets, ";"))
+		return
+	}
+	e.setUnknown(c, out)
 }
 
 func (e *evaluator) cmdGetTargetProperty(c *ctx, args []xarg) {
