@@ -75,9 +75,8 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags) 
 		a.errorf("%s: no PATH given\nRun 'etlink %s --help' for usage.", cmd, cmd)
 		return nil, false
 	}
-	cfg, err := out.loadConfig()
-	if err != nil {
-		a.errorf("%v", err)
+	cfg, ok := a.config(out)
+	if !ok {
 		return nil, false
 	}
 	comps, err := cfg.ComponentTable()

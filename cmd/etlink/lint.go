@@ -53,15 +53,11 @@ func runLint(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	cfg, err := out.loadConfig()
-	if err != nil {
-		a.errorf("%v", err)
+	cfg, ok := a.config(&out)
+	if !ok {
 		return exitError
 	}
-	paths := fs.Args()
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
+	paths := orHere(fs.Args())
 	var sources, builds []string
 	for _, p := range paths {
 		src, build := classifyLintPath(p)

@@ -90,6 +90,24 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// config loads the configuration, printing the error when it cannot.
+func (a *app) config(o *outputFlags) (*rules.Config, bool) {
+	cfg, err := o.loadConfig()
+	if err != nil {
+		a.errorf("%v", err)
+		return nil, false
+	}
+	return cfg, true
+}
+
+// orHere defaults a command's inputs to the current directory.
+func orHere(paths []string) []string {
+	if len(paths) == 0 {
+		return []string{"."}
+	}
+	return paths
+}
+
 // loadConfig reads --config, or ./etlink.toml when it exists.
 func (o *outputFlags) loadConfig() (*rules.Config, error) {
 	file := o.config

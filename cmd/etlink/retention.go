@@ -127,15 +127,11 @@ func runRetention(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	cfg, err := out.loadConfig()
-	if err != nil {
-		a.errorf("%v", err)
+	cfg, ok := a.config(&out)
+	if !ok {
 		return exitError
 	}
-	paths := fs.Args()
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
+	paths := orHere(fs.Args())
 	facts, inputs, ok := a.analyzeLinks(paths, &rf, cfg)
 	if !ok {
 		return exitError

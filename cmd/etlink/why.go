@@ -56,15 +56,11 @@ func runWhy(c *command, a *app, args []string) int {
 		a.errorf("why: no NAME given\nRun 'etlink why --help' for usage.")
 		return exitError
 	}
-	cfg, err := out.loadConfig()
-	if err != nil {
-		a.errorf("%v", err)
+	cfg, ok := a.config(&out)
+	if !ok {
 		return exitError
 	}
-	name, paths := fs.Arg(0), fs.Args()[1:]
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
+	name, paths := fs.Arg(0), orHere(fs.Args()[1:])
 	facts, inputs, ok := a.analyzeLinks(paths, &rf, cfg)
 	if !ok {
 		return exitError
