@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/run.sh: etlink against the binutils pipelines that answer the same
-# question, on the same files, in one run. Each command runs once to warm the
-# page cache, then 5 times under /usr/bin/time -v; the script prints the
-# median wall time, the median peak RSS and the ratios.
+# question, and against the floor (bench/floor: only reading the symbol
+# sections), on the same files, in one run. Each command runs once to warm the
+# page cache, then $RUNS times (default 5) under /usr/bin/time -v; the script
+# prints the median wall time, CPU time (user + system) and peak RSS of each,
+# and the ratios. See bench/README.md for what each line measures.
 #
 # Needs: Go, binutils, patchelf, g++, Debian's python3-torch and the
 # libraries testdata/e2e/build-wheel.sh grafts (see .ci/run).
@@ -10,38 +12,91 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export LC_ALL=C
 runs=${RUNS:-5}
+torch=${TORCH_DIR:-/usr/lib/python3/dist-packages/torch}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/etlink" ./cmd/etlink
-bash testdata/e2e/build-wheel.sh "$work/wheel" >/dev/null
+go build -o "$work/floor" ./bench/floor
+bash testdata/e2e/build-wheel.sh "$work/wheel" >/dev/null 2>&1
+
+# The interpreter etlink's --with torch settles on (python3 on PATH, then
+# /usr/bin/python3), named with --python in the second etlink line so that
+# line does not pay for the ones that cannot import torch.
+python=
+for py in python3 /usr/bin/python3; do
+	if command -v "$py" >/dev/null && "$py" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)' 2>/dev/null; then
+		python=$(command -v "$py")
+		break
+	fi
+done
+[[ -n $python ]] || {
+	echo "run.sh: no python3 finds torch" >&2
+	exit 1
+}
+
+# The files every tool reads, as oracle.sh finds them: the wheel's ELF files,
+# torch's lib/*.so* (dangling links skipped) and extension modules, and what
+# ldd resolves for all of them, each real file once.
+{
+	find "$work/wheel" -type f -print0 | while IFS= read -r -d '' f; do
+		if head -c 4 "$f" | cmp -s - <(printf '\177ELF'); then echo "$f"; fi
+	done
+	find "$torch" \( -path "$torch/lib/*.so*" -o -name '*.cpython-*.so' -o -name '*.abi3.so' \) -print |
+		while IFS= read -r f; do [[ -e $f ]] && echo "$f"; done
+} >"$work/roots"
+{
+	cat "$work/roots"
+	while IFS= read -r f; do
+		{ ldd "$f" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $3; next} $1 ~ /^\// {print $1}'
+	done <"$work/roots"
+} | xargs -r readlink -f | sort -u >"$work/files"
+mapfile -t files <"$work/files"
 
 # median FILE: the middle value of a column of numbers.
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 # measure NAME CMD...: warm-up, then $runs timed runs; appends
-# "NAME|median wall seconds|median peak RSS KB" to results.
+# "NAME|median wall s|median CPU s|median peak RSS KB" to results.
 measure() {
 	local name=$1
 	shift
 	"$@" >/dev/null 2>&1 || true
 	: >"$work/wall"
+	: >"$work/cpu"
 	: >"$work/rss"
 	local i
 	for ((i = 0; i < runs; i++)); do
 		/usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>&1 || true
 		awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + p[j]; print s}' "$work/time" >>"$work/wall"
+		awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/time" >>"$work/cpu"
 		awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time" >>"$work/rss"
 	done
-	echo "$name|$(median "$work/wall")|$(median "$work/rss")" >>"$work/results"
+	echo "$name|$(median "$work/wall")|$(median "$work/cpu")|$(median "$work/rss")" >>"$work/results"
 }
 
 measure "etlink conflicts --with torch" "$work/etlink" conflicts "$work/wheel" --with torch --format json -q --fail-on none
+measure "etlink conflicts --with torch --python PY" "$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --format json -q --fail-on none
+measure "  of which: PY locating torch" "$python" -c 'import importlib.util, importlib.metadata; importlib.util.find_spec("torch"); importlib.metadata.version("torch")'
 measure "nm -D --defined-only + ldd + sort + comm" bash testdata/e2e/oracle.sh "$work/wheel"
+measure "readelf --dyn-syms -W (same files)" readelf --dyn-syms -W "${files[@]}"
+measure "floor: read the symbol sections" bash -c 'exec "$0" <"$1"' "$work/floor" "$work/files"
 
-closure=$("$work/etlink" conflicts "$work/wheel" --with torch --fail-on none 2>&1 >/dev/null | sed -n 's/.*, \([0-9]*\) in its load closure.*/\1/p')
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -m),$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-echo "files: the wheel tree of testdata/e2e/build-wheel.sh and Debian's torch with its load closure ($closure objects)"
+closure=$("$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --fail-on none 2>&1 >/dev/null | sed -n 's/.*, \([0-9]*\) in its load closure; wheel: \([0-9]*\) objects.*/\1 + \2/p')
+symbytes=$("$work/floor" <"$work/files" | sed -n 's/.* bytes \([0-9]*\)$/\1/p')
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -m),$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), load average$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+echo "files: the wheel tree of testdata/e2e/build-wheel.sh and Debian's torch with its load closure:"
+echo "       ${#files[@]} files by ldd (etlink: torch closure + wheel = $closure objects), $(awk -v b="$symbytes" 'BEGIN {printf "%.1f", b / 1048576}') MB of .dynsym/.dynstr/.gnu.version*"
+echo "PY: $python"
 echo "median of $runs runs after a warm-up"
-awk -F'|' '{printf "%-45s %8.3f s %8.1f MB\n", $1, $2, $3 / 1024; w[NR] = $2}
-	END {if (w[1] > 0) printf "ratio nm pipeline / etlink: %.1fx\n", w[2] / w[1]}' "$work/results"
+printf '%-45s %8s %8s %9s\n' "" wall cpu "peak RSS"
+awk -F'|' -v symbytes="$symbytes" '
+	{printf "%-45s %7.3fs %7.3fs %7.1f MB\n", $1, $2, $3, $4 / 1024; wall[NR] = $2; rss[NR] = $4}
+	END {
+		et = wall[2]; nm = wall[4]; fl = wall[6]
+		if (et > 0) printf "etlink (--python PY) / nm pipeline:  %.3f (nm pipeline takes %.1fx as long)\n", et / nm, nm / et
+		if (fl > 0) printf "etlink (--python PY) / floor:        %.1f\n", et / fl
+		if (fl > 0) printf "(etlink - PY locating torch) / floor: %.1f\n", (et - wall[3]) / fl
+		if (wall[1] > 0) printf "etlink (PATH python3) / nm pipeline: %.3f (%.1fx)\n", wall[1] / nm, nm / wall[1]
+		if (symbytes > 0) printf "etlink peak RSS / symbol sections:   %.2f (%.1f MB / %.1f MB)\n", rss[2] * 1024 / symbytes, rss[2] / 1024, symbytes / 1048576
+	}' "$work/results"

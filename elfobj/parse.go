@@ -19,12 +19,28 @@ func IsELF(head []byte) bool { return bytes.HasPrefix(head, elfMagic) }
 // Parse reads one ELF image of size bytes from r. path names it in errors and
 // in the Object; dir is what $ORIGIN expands to for it. A crafted image that
 // makes debug/elf panic comes back as an error naming path.
-func Parse(path, dir string, r io.ReaderAt, size int64, opt Options) (obj *Object, err error) {
+//
+// Shared objects and executables are read by the dynamic reader (dynsym.go)
+// unless opt asks for initializers, whose decoding needs debug/elf's symbol
+// list.
+func Parse(path, dir string, r io.ReaderAt, size int64, opt Options) (*Object, error) {
+	return parse(path, dir, r, size, opt, true)
+}
+
+// parse is Parse; with fast false every table is read through debug/elf,
+// the reference the dynamic reader is tested against.
+func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) (obj *Object, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			obj, err = nil, errorf(path, "malformed ELF (reader panicked: %v)", p)
 		}
 	}()
+	var src *sectionSource
+	if fast && !opt.Initializers {
+		src = newSource(r, size)
+		defer src.close()
+		r = src.readHead()
+	}
 	if err := checkHeader(r, size); err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
@@ -37,9 +53,11 @@ func Parse(path, dir string, r io.ReaderAt, size int64, opt Options) (obj *Objec
 	}
 	o := &Object{Path: path, Dir: dir, Class: f.Class, Machine: f.Machine, Type: f.Type}
 	var dyn []elf.Symbol
-	if f.Type == elf.ET_REL {
+	switch {
+	case f.Type == elf.ET_REL:
 		o.Symbols, err = staticSymbols(f)
-	} else {
+	case src != nil && (f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC) && readDynsym(f, src, o):
+	default:
 		dyn, err = readDynamic(f, o)
 	}
 	if err == nil && opt.Initializers {

@@ -1,0 +1,500 @@
+package elfobj
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"io"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// The dynamic reader: what readDynamic gets from debug/elf, read with one
+// ReadAt per section and decoded without a string allocation per symbol.
+//
+// debug/elf's File.DynString reads .dynamic and its string table again on
+// every call (readDynamic makes four), and File.DynamicSymbols copies every
+// name into a string of its own and searches the version tables once per
+// symbol. Here .dynamic, .dynsym, the string tables and .gnu.version,
+// .gnu.version_d and .gnu.version_r are each read once; each string table
+// becomes one string, and every name, needed library, path and version is a
+// substring of it (so version names are shared, not copied per symbol).
+//
+// The reader handles the files debug/elf reads without complaint, and gives
+// the same Object for them, field by field. Anything else (a section debug/elf
+// would decompress or refuse to read, a table of the wrong size, a version
+// record it rejects) makes readDynsym decline, and Parse reads the file
+// through debug/elf: its answer, and its error, stay the reference.
+
+// sectionSource reads sections of one image with one ReadAt each, into a
+// scratch buffer reused from file to file: the tables are decoded and
+// dropped, and the strings an Object keeps are copied out of them.
+type sectionSource struct {
+	r       io.ReaderAt
+	size    uint64
+	scratch []byte
+}
+
+// scratchFree keeps the scratch buffers of finished reads for the next ones.
+// Unlike a sync.Pool it survives garbage collections, which come often while
+// the symbol tables of a large closure pile up: fresh pages cost a page fault
+// each, so a buffer's pages are better touched once per process. It keeps at
+// most maxFree buffers of at most maxScratch bytes (a library with a huge
+// .dynsym gets a buffer of its own, dropped after).
+var scratchFree struct {
+	sync.Mutex
+	bufs [][]byte
+}
+
+const (
+	maxFree    = 16
+	maxScratch = 8 << 20
+)
+
+func newSource(r io.ReaderAt, size int64) *sectionSource {
+	src := &sectionSource{r: r, size: uint64(size)}
+	scratchFree.Lock()
+	if n := len(scratchFree.bufs); n > 0 {
+		src.scratch, scratchFree.bufs = scratchFree.bufs[n-1][:0], scratchFree.bufs[:n-1]
+	}
+	scratchFree.Unlock()
+	return src
+}
+
+// close gives the scratch buffer back; nothing bytes returned may be used after.
+func (src *sectionSource) close() {
+	if c := cap(src.scratch); c > 0 && c <= maxScratch {
+		scratchFree.Lock()
+		if len(scratchFree.bufs) < maxFree {
+			scratchFree.bufs = append(scratchFree.bufs, src.scratch[:0])
+		}
+		scratchFree.Unlock()
+	}
+	src.scratch = nil
+}
+
+// alloc returns n bytes of the scratch buffer, valid until close (a buffer
+// outgrown is left to the slices still using it).
+func (src *sectionSource) alloc(n int) []byte {
+	if len(src.scratch)+n > cap(src.scratch) {
+		src.scratch = make([]byte, 0, max(2*cap(src.scratch), n, 64<<10))
+	}
+	start := len(src.scratch)
+	src.scratch = src.scratch[:start+n]
+	return src.scratch[start : start+n : start+n]
+}
+
+// inFile reports whether a section lies inside the image.
+func (src *sectionSource) inFile(s *elf.Section) bool {
+	end := s.Offset + s.FileSize
+	return end >= s.Offset && end <= src.size
+}
+
+// bytes reads a section into the scratch buffer, valid until close.
+func (src *sectionSource) bytes(s *elf.Section) ([]byte, bool) {
+	if !src.inFile(s) {
+		return nil, false
+	}
+	b := src.alloc(int(s.FileSize))
+	if got, _ := src.r.ReadAt(b, int64(s.Offset)); got < len(b) {
+		return nil, false
+	}
+	return b, true
+}
+
+// headReader serves reads of an image's first bytes (ELF header and program
+// headers, which checkHeader and elf.NewFile read piecemeal) from one read.
+type headReader struct {
+	r    io.ReaderAt
+	head []byte
+}
+
+const headSize = 4096
+
+// readHead reads the head of src's image into its scratch buffer, and
+// returns a reader that serves from it until src is closed.
+func (src *sectionSource) readHead() *headReader {
+	head := src.alloc(int(min(src.size, headSize)))
+	n, _ := src.r.ReadAt(head, 0)
+	h := &headReader{r: src.r, head: head[:n]}
+	src.r = h
+	return h
+}
+
+func (h *headReader) ReadAt(p []byte, off int64) (int, error) {
+	if off >= 0 && off+int64(len(p)) <= int64(len(h.head)) {
+		return copy(p, h.head[off:]), nil
+	}
+	return h.r.ReadAt(p, off)
+}
+
+// dynTables is one image's dynamic information being decoded.
+type dynTables struct {
+	f    *elf.File
+	src  *sectionSource
+	bo   binary.ByteOrder
+	strs map[uint32]string // string tables read, by section index (scratch)
+	// interned holds the version and library names copied out of the
+	// string table, each once.
+	interned map[string]string
+}
+
+// intern copies a string out of the scratch buffer, once per distinct value.
+func (t *dynTables) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if c, ok := t.interned[s]; ok {
+		return c
+	}
+	if t.interned == nil {
+		t.interned = map[string]string{}
+	}
+	c := strings.Clone(s)
+	t.interned[c] = c
+	return c
+}
+
+// plain reports whether debug/elf's Section.Data would return s's bytes as
+// they are in the file: no SHT_NOBITS, no compression.
+func plain(s *elf.Section) bool {
+	return s == nil || s.Type != elf.SHT_NOBITS && s.Flags&elf.SHF_COMPRESSED == 0 &&
+		!strings.HasPrefix(s.Name, ".zdebug")
+}
+
+// strtab returns the string table a section links to, reading it once into
+// the scratch buffer. The string is only valid until the source is closed:
+// whatever goes into the Object is copied out of it (symbol names by
+// nameCopier, the rest by strings.Clone).
+func (t *dynTables) strtab(link uint32) (string, bool) {
+	if link == 0 || link >= uint32(len(t.f.Sections)) || !plain(t.f.Sections[link]) {
+		return "", false
+	}
+	if s, ok := t.strs[link]; ok {
+		return s, true
+	}
+	b, ok := t.src.bytes(t.f.Sections[link])
+	if !ok {
+		return "", false
+	}
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	t.strs[link] = s
+	return s, true
+}
+
+// tabStringOK is debug/elf's getString on a string table held as a string:
+// the NUL-terminated string at start, and whether there is one.
+func tabStringOK(tab string, start int) (string, bool) {
+	if start < 0 || start >= len(tab) {
+		return "", false
+	}
+	if n := strings.IndexByte(tab[start:], 0); n >= 0 {
+		return tab[start : start+n], true
+	}
+	return "", false
+}
+
+// tabString is tabStringOK's string, "" when there is none.
+func tabString(tab string, start int) string {
+	s, _ := tabStringOK(tab, start)
+	return s
+}
+
+// readDynsym fills o's Soname, Needed, Rpath, Runpath and Symbols as
+// readDynamic would, from f's sections read through src. It reports false,
+// leaving o as it was, when the file needs debug/elf's reading.
+func readDynsym(f *elf.File, src *sectionSource, o *Object) bool {
+	t := &dynTables{f: f, src: src, bo: f.ByteOrder, strs: map[uint32]string{}}
+	d := dynInfo{}
+	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
+		if !t.dynamic(ds, &d) {
+			return false
+		}
+	}
+	syms, ok := t.symbols()
+	if !ok {
+		return false
+	}
+	o.Soname, o.Needed, o.Rpath, o.Runpath, o.Symbols = d.soname, d.needed, d.rpath, d.runpath, syms
+	return true
+}
+
+// dynInfo is what the dynamic section says.
+type dynInfo struct {
+	soname                 string
+	hasSoname              bool
+	needed, rpath, runpath []string
+}
+
+// dynamic decodes the dynamic section as File.DynString does: every entry
+// up to the section's end (not only up to DT_NULL), string values that are
+// not NUL-terminated inside the table dropped.
+func (t *dynTables) dynamic(ds *elf.Section, d *dynInfo) bool {
+	if !plain(ds) {
+		return false
+	}
+	data, ok := t.src.bytes(ds)
+	if !ok {
+		return false
+	}
+	entry := 8
+	if t.f.Class == elf.ELFCLASS64 {
+		entry = 16
+	}
+	if len(data)%entry != 0 {
+		return false
+	}
+	str, ok := t.strtab(ds.Link)
+	if !ok {
+		return false
+	}
+	for ; len(data) > 0; data = data[entry:] {
+		var tag, val uint64
+		if entry == 16 {
+			tag, val = t.bo.Uint64(data), t.bo.Uint64(data[8:])
+		} else {
+			tag, val = uint64(t.bo.Uint32(data)), uint64(t.bo.Uint32(data[4:]))
+		}
+		switch tag := elf.DynTag(tag); tag {
+		case elf.DT_NEEDED, elf.DT_SONAME, elf.DT_RPATH, elf.DT_RUNPATH:
+			if s, ok := tabStringOK(str, int(val)); ok {
+				d.add(tag, strings.Clone(s))
+			}
+		}
+	}
+	return true
+}
+
+// add records one string entry; the first DT_SONAME is the soname.
+func (d *dynInfo) add(tag elf.DynTag, s string) {
+	switch tag {
+	case elf.DT_NEEDED:
+		d.needed = append(d.needed, s)
+	case elf.DT_SONAME:
+		if !d.hasSoname {
+			d.soname, d.hasSoname = s, true
+		}
+	case elf.DT_RPATH:
+		d.rpath = appendPaths(d.rpath, s)
+	case elf.DT_RUNPATH:
+		d.runpath = appendPaths(d.runpath, s)
+	}
+}
+
+// appendPaths splits a DT_RPATH/DT_RUNPATH value as pathList does.
+func appendPaths(out []string, v string) []string {
+	for p := range strings.SplitSeq(v, ":") {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// verName is what a .gnu.version index stands for.
+type verName struct {
+	name, library string
+	known         bool
+}
+
+// symbols decodes the dynamic symbol table as File.DynamicSymbols and
+// readDynamic do: the null symbol and version nodes left out, names and
+// versions from the table .dynsym links to.
+func (t *dynTables) symbols() ([]Symbol, bool) {
+	sec := t.f.SectionByType(elf.SHT_DYNSYM)
+	if sec == nil {
+		return nil, true
+	}
+	if !plain(sec) {
+		return nil, false
+	}
+	data, ok := t.src.bytes(sec)
+	size := elf.Sym32Size
+	if t.f.Class == elf.ELFCLASS64 {
+		size = elf.Sym64Size
+	}
+	if !ok || len(data) == 0 || len(data)%size != 0 {
+		return nil, false
+	}
+	str, ok := t.strtab(sec.Link)
+	if !ok {
+		return nil, false
+	}
+	var versym []byte
+	var versions []verName
+	if vs := t.f.SectionByType(elf.SHT_GNU_VERSYM); vs != nil {
+		if versym, versions, ok = t.versions(vs, str); !ok {
+			return nil, false
+		}
+	}
+	n := len(data)/size - 1
+	out := make([]Symbol, n)
+	k := 0 // symbols kept
+	names := nameCopier{tab: str}
+	le64 := size == elf.Sym64Size && t.bo == binary.LittleEndian
+	for i := range n {
+		raw := data[(i+1)*size : (i+2)*size]
+		s := &out[k]
+		var name uint32
+		var info, other uint8
+		var shndx uint16
+		switch {
+		case le64: // the common case, without the interface calls
+			name, info, other = binary.LittleEndian.Uint32(raw), raw[4], raw[5]
+			shndx = binary.LittleEndian.Uint16(raw[6:])
+			s.Value, s.Size = binary.LittleEndian.Uint64(raw[8:]), binary.LittleEndian.Uint64(raw[16:])
+		case size == elf.Sym64Size:
+			name, info, other, shndx = t.bo.Uint32(raw), raw[4], raw[5], t.bo.Uint16(raw[6:])
+			s.Value, s.Size = t.bo.Uint64(raw[8:]), t.bo.Uint64(raw[16:])
+		default:
+			name = t.bo.Uint32(raw)
+			s.Value, s.Size = uint64(t.bo.Uint32(raw[4:])), uint64(t.bo.Uint32(raw[8:]))
+			info, other, shndx = raw[12], raw[13], t.bo.Uint16(raw[14:])
+		}
+		s.Name = names.copy(int(name))
+		s.Binding, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
+		s.Section = elf.SectionIndex(shndx)
+		// .gnu.version parallels .dynsym, null symbol included.
+		hasVersion := false
+		s.Version, s.Library, s.Hidden = "", "", false // the slot may hold a version node
+		if j := (i + 1) * 2; j+2 <= len(versym) {
+			vi := elf.VersionIndex(t.bo.Uint16(versym[j:]))
+			switch ndx := vi.Index(); {
+			case ndx <= 1: // local or global, unversioned
+				hasVersion = true
+			case int(ndx) < len(versions) && versions[ndx].known:
+				hasVersion = true
+				s.Version, s.Library = versions[ndx].name, versions[ndx].library
+			}
+			if hasVersion {
+				s.Hidden = vi.IsHidden()
+			}
+		}
+		// isVersionNode, on the decoded fields: its slot is reused.
+		if s.Section == elf.SHN_ABS && s.Value == 0 && hasVersion && s.Name == s.Version {
+			continue
+		}
+		k++
+	}
+	return out[:k:k], true
+}
+
+// nameCopier copies symbol names out of a string table into one string, in
+// symbol order. .dynsym is in hash order, so its names are scattered all over
+// .dynstr; every later pass over an Object's symbols (exports, references,
+// the conflict filters) walks them in symbol order and touches each name, and
+// finds them next to each other instead. The copy starts with room for the
+// whole table, which the names nearly fill; names that repeat (one name
+// under several versions) can overflow it, into a second string.
+type nameCopier struct {
+	tab string
+	buf []byte
+}
+
+func (c *nameCopier) copy(start int) string {
+	name := tabString(c.tab, start)
+	if name == "" {
+		return ""
+	}
+	if len(c.buf)+len(name) > cap(c.buf) {
+		c.buf = make([]byte, 0, max(len(c.tab), len(name)))
+	}
+	i := len(c.buf)
+	c.buf = append(c.buf, name...)
+	// The bytes are written once, before the string is made, and never again.
+	return unsafe.String(&c.buf[i], len(name))
+}
+
+// versions reads .gnu.version and the version definitions and needs it
+// indexes into, as File.DynamicSymbols does (which reads the latter two only
+// when .gnu.version exists). The table maps a version index to its name and,
+// for needs, the library; needs take precedence, then definitions, each in
+// file order, first match winning (File.gnuVersion's search order).
+func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bool) {
+	vd, vn := t.f.SectionByType(elf.SHT_GNU_VERDEF), t.f.SectionByType(elf.SHT_GNU_VERNEED)
+	if !plain(vs) || !plain(vd) || !plain(vn) {
+		return nil, nil, false
+	}
+	versym, ok := t.src.bytes(vs)
+	if !ok {
+		return nil, nil, false
+	}
+	var table []verName
+	set := func(ndx uint16, name, library string) {
+		if ndx > 0x7fff {
+			return // a symbol's index has 15 bits: never matched
+		}
+		if int(ndx) >= len(table) {
+			table = append(table, make([]verName, int(ndx)+1-len(table))...)
+		}
+		if !table[ndx].known {
+			table[ndx] = verName{t.intern(name), t.intern(library), true}
+		}
+	}
+	var defs []verName // definitions go in after every need
+	var defIndex []uint16
+	if vd != nil {
+		d, ok := t.src.bytes(vd)
+		if !ok {
+			return nil, nil, false
+		}
+		bo := t.bo
+		for i := 0; i+20 <= len(d); {
+			if bo.Uint16(d[i:]) != 1 {
+				return nil, nil, false // "unexpected dynamic version"
+			}
+			ndx, cnt := bo.Uint16(d[i+4:]), bo.Uint16(d[i+6:])
+			aux, next := bo.Uint32(d[i+12:]), bo.Uint32(d[i+16:])
+			if cnt == 0 {
+				return nil, nil, false // "dynamic version has no name"
+			}
+			// The first auxiliary entry names the version; the others
+			// name its parents, which no symbol lookup uses.
+			name := ""
+			if j := i + int(aux); j+8 <= len(d) {
+				name = tabString(str, int(bo.Uint32(d[j:])))
+			}
+			defs = append(defs, verName{name: name})
+			defIndex = append(defIndex, ndx)
+			if next == 0 {
+				break
+			}
+			i += int(next)
+		}
+	}
+	if vn != nil {
+		d, ok := t.src.bytes(vn)
+		if !ok {
+			return nil, nil, false
+		}
+		bo := t.bo
+		for i := 0; i+16 <= len(d); {
+			if bo.Uint16(d[i:]) != 1 {
+				return nil, nil, false // "unexpected dynamic need version"
+			}
+			cnt := int(bo.Uint16(d[i+2:]))
+			file := tabString(str, int(bo.Uint32(d[i+4:])))
+			aux, next := bo.Uint32(d[i+8:]), bo.Uint32(d[i+12:])
+			j := i + int(aux)
+			for range cnt {
+				if j+16 > len(d) {
+					break
+				}
+				set(bo.Uint16(d[j+6:]), tabString(str, int(bo.Uint32(d[j+8:]))), file)
+				vnext := bo.Uint32(d[j+12:])
+				if vnext == 0 {
+					break
+				}
+				j += int(vnext)
+			}
+			if next == 0 {
+				break
+			}
+			i += int(next)
+		}
+	}
+	for k, v := range defs {
+		set(defIndex[k], v.name, "")
+	}
+	return versym, table, true
+}
