@@ -55,7 +55,7 @@ func (s *Side) Shipped(o *elfobj.Object) bool {
 // IsExtension reports whether o is a Python extension module: named like one
 // (*.cpython-*.so, *.abi3.so) or exporting a PyInit_ function.
 func IsExtension(o *elfobj.Object) bool {
-	if o.Type != elf.ET_DYN {
+	if o.Type != elf.ET_DYN || o.Executable {
 		return false
 	}
 	if pylocate.IsExtensionName(path.Base(strings.ReplaceAll(o.Path, "!", "/"))) {

@@ -3,6 +3,7 @@ package elfobj
 import (
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -137,6 +138,8 @@ type dynTables struct {
 	// interned holds the version and library names copied out of the
 	// string table, each once.
 	interned map[string]string
+	// err is a malformation no reader should accept (a name outside .dynstr).
+	err error
 }
 
 // intern copies a string out of the scratch buffer, once per distinct value.
@@ -203,20 +206,25 @@ func tabString(tab string, start int) string {
 // readDynsym fills o's Soname, Needed, Rpath, Runpath and Symbols as
 // readDynamic would, from f's sections read through src. It reports false,
 // leaving o as it was, when the file needs debug/elf's reading.
-func readDynsym(f *elf.File, src *sectionSource, o *Object) bool {
+// A symbol whose name lies outside the string table is an error: debug/elf
+// would read it as a symbol without a name.
+func readDynsym(f *elf.File, src *sectionSource, o *Object) (bool, error) {
 	t := &dynTables{f: f, src: src, bo: f.ByteOrder, strs: map[uint32]string{}}
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
 		if !t.dynamic(ds, &d) {
-			return false
+			return false, nil
 		}
 	}
 	syms, ok := t.symbols()
+	if t.err != nil {
+		return false, t.err
+	}
 	if !ok {
-		return false
+		return false, nil
 	}
 	o.Soname, o.Needed, o.Rpath, o.Runpath, o.Symbols = d.soname, d.needed, d.rpath, d.runpath, syms
-	return true
+	return true, nil
 }
 
 // dynInfo is what the dynamic section says.
@@ -351,6 +359,10 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			s.Value, s.Size = uint64(t.bo.Uint32(raw[4:])), uint64(t.bo.Uint32(raw[8:]))
 			info, other, shndx = raw[12], raw[13], t.bo.Uint16(raw[14:])
 		}
+		if int(name) >= len(str) {
+			t.err = badName(i+1, name, len(str))
+			return nil, false
+		}
 		s.Name = names.copy(int(name))
 		s.Binding, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
 		s.Section = elf.SectionIndex(shndx)
@@ -377,6 +389,11 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		k++
 	}
 	return out[:k:k], true
+}
+
+// badName is the error for a symbol name outside its string table.
+func badName(index int, off uint32, tabLen int) error {
+	return fmt.Errorf("malformed ELF: dynamic symbol %d names offset %#x, outside .dynstr (%d bytes)", index, off, tabLen)
 }
 
 // nameCopier copies symbol names out of a string table into one string, in

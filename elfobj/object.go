@@ -35,10 +35,13 @@ type Object struct {
 	Class   elf.Class   `json:"-"`
 	Machine elf.Machine `json:"-"`
 	Type    elf.Type    `json:"-"`
-	Soname  string      `json:"soname,omitempty"`
-	Needed  []string    `json:"needed,omitempty"`
-	Rpath   []string    `json:"rpath,omitempty"`
-	Runpath []string    `json:"runpath,omitempty"`
+	// Executable is true for programs, position-independent ones (ET_DYN
+	// with an interpreter) included.
+	Executable bool     `json:"executable,omitempty"`
+	Soname     string   `json:"soname,omitempty"`
+	Needed     []string `json:"needed,omitempty"`
+	Rpath      []string `json:"rpath,omitempty"`
+	Runpath    []string `json:"runpath,omitempty"`
 	// Symbols are the dynamic symbols of shared objects and executables and
 	// the non-local static symbols of relocatable objects.
 	Symbols []Symbol `json:"symbols,omitempty"`

@@ -51,12 +51,24 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	if err := checkSections(f, size); err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
-	o := &Object{Path: path, Dir: dir, Class: f.Class, Machine: f.Machine, Type: f.Type}
+	o := &Object{Path: path, Dir: dir, Class: f.Class, Machine: f.Machine, Type: f.Type, Executable: f.Type == elf.ET_EXEC}
+	for _, p := range f.Progs {
+		// A PIE is ET_DYN too; only a program names an interpreter.
+		o.Executable = o.Executable || p.Type == elf.PT_INTERP
+	}
 	var dyn []elf.Symbol
+	fastDone := false
+	if f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC {
+		if src != nil {
+			fastDone, err = readDynsym(f, src, o)
+		} else {
+			err = checkDynsymNames(f)
+		}
+	}
 	switch {
+	case err != nil, fastDone:
 	case f.Type == elf.ET_REL:
 		o.Symbols, err = staticSymbols(f)
-	case src != nil && (f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC) && readDynsym(f, src, o):
 	default:
 		dyn, err = readDynamic(f, o)
 	}
@@ -107,6 +119,31 @@ func checkHeader(r io.ReaderAt, size int64) error {
 		if t.count > 0 && (end < t.off || end > uint64(size)) {
 			return fmt.Errorf("truncated ELF: %s (offset %#x, %d entries of %d bytes) ends past the end of the file (%d bytes)",
 				t.what, t.off, t.count, t.ent, size)
+		}
+	}
+	return nil
+}
+
+// checkDynsymNames rejects a dynamic symbol table whose names point outside
+// its string table, which debug/elf reads as nameless symbols. The dynamic
+// reader checks the same as it decodes.
+func checkDynsymNames(f *elf.File) error {
+	sec := f.SectionByType(elf.SHT_DYNSYM)
+	if sec == nil || int(sec.Link) >= len(f.Sections) || f.Sections[sec.Link].Type != elf.SHT_STRTAB {
+		return nil // no table, or a bad link debug/elf reports itself
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil // debug/elf reports it when it reads the table
+	}
+	strLen := f.Sections[sec.Link].Size
+	size := elf.Sym32Size
+	if f.Class == elf.ELFCLASS64 {
+		size = elf.Sym64Size
+	}
+	for i := 1; (i+1)*size <= len(data); i++ {
+		if name := f.ByteOrder.Uint32(data[i*size:]); uint64(name) >= strLen {
+			return badName(i, name, int(strLen))
 		}
 	}
 	return nil

@@ -335,7 +335,7 @@ func checkSonames(r *Rule, ctx *Context) []finding.Finding {
 	}
 	var out []finding.Finding
 	for _, o := range ctx.Package.Objects {
-		if o.Type != elf.ET_DYN || analyze.IsExtension(o) || o.Archive != "" {
+		if o.Type != elf.ET_DYN || o.Executable || analyze.IsExtension(o) || o.Archive != "" {
 			continue
 		}
 		base := path.Base(strings.ReplaceAll(o.Path, "!", "/"))
