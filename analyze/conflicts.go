@@ -191,7 +191,8 @@ func (b *Build) binding(defs Definitions, side *Side, o *elfobj.Object, name, ve
 	return bd
 }
 
-// index is Index with the filter in front of the map: the same Definitions.
+// index collects the exported definitions of names from objs, with filter
+// (built from names) in front of the map lookups.
 func index(objs []*elfobj.Object, names map[string]bool, filter *nameFilter) Definitions {
 	defs := Definitions{}
 	for _, o := range objs {

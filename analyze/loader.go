@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -36,15 +37,16 @@ type Loader struct {
 	// other absolute RPATH/RUNPATH entries point into the build machine.
 	Relocated bool
 
-	mu     sync.Mutex
-	known  map[string]*elfobj.Object // by Path and by Real
-	failed map[string]error          // real paths that could not be read
+	mu      sync.Mutex
+	known   map[string]*elfobj.Object // by Path and by Real
+	failed  map[string]error          // real paths that could not be read
+	opening map[string]chan struct{}  // real paths being read, closed when done
 }
 
 // NewLoader returns a loader that knows objs (the inputs, wheel entries
 // included) and reads other files from disk on demand.
 func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
-	l := &Loader{Cache: cache, known: map[string]*elfobj.Object{}, failed: map[string]error{}}
+	l := &Loader{Cache: cache, known: map[string]*elfobj.Object{}, failed: map[string]error{}, opening: map[string]chan struct{}{}}
 	for _, o := range objs {
 		l.remember(o)
 	}
@@ -153,8 +155,9 @@ func (l *Loader) candidate(p string, needer *elfobj.Object) *elfobj.Object {
 
 func (l *Loader) lookup(p string) *elfobj.Object {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if o, ok := l.known[p]; ok {
+	o, ok := l.known[p]
+	l.mu.Unlock()
+	if ok {
 		return o
 	}
 	if strings.Contains(p, "!") || !filepath.IsAbs(p) {
@@ -164,23 +167,71 @@ func (l *Loader) lookup(p string) *elfobj.Object {
 	if err != nil {
 		return nil
 	}
-	if o, ok := l.known[real]; ok {
-		l.known[p] = o
-		return o
+	for {
+		l.mu.Lock()
+		if o, ok := l.known[real]; ok {
+			l.known[p] = o
+			l.mu.Unlock()
+			return o
+		}
+		if _, bad := l.failed[real]; bad {
+			l.mu.Unlock()
+			return nil
+		}
+		wait, busy := l.opening[real]
+		if !busy {
+			break // this goroutine opens it; l.mu is held
+		}
+		l.mu.Unlock()
+		<-wait // another goroutine is reading the same file
 	}
-	if _, bad := l.failed[real]; bad {
-		return nil
+	done := make(chan struct{})
+	l.opening[real] = done
+	l.mu.Unlock()
+
+	// Read outside the lock: Prefetch opens a level's libraries at once.
+	o, err = nil, nil
+	if fi, serr := os.Stat(real); serr == nil && fi.Mode().IsRegular() {
+		o, err = elfobj.OpenFile(p, l.Read)
 	}
-	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	o, err := elfobj.OpenFile(p, l.Read)
-	if err != nil {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.opening, real)
+	close(done)
+	switch {
+	case err != nil:
 		l.failed[real] = err
-		return nil
+	case o != nil:
+		l.remember(o)
 	}
-	l.remember(o)
 	return o
+}
+
+// Prefetch resolves needs, each a DT_NEEDED entry of an object with the
+// chain that loaded it, GOMAXPROCS at a time, so that the files the search
+// then finds are already read: the loader's search itself is sequential.
+func (l *Loader) Prefetch(needs []Need) {
+	work := make(chan Need)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(needs)) {
+		wg.Go(func() {
+			for n := range work {
+				l.Resolve(n.From, n.Chain, n.Name)
+			}
+		})
+	}
+	for _, n := range needs {
+		work <- n
+	}
+	close(work)
+	wg.Wait()
+}
+
+// Need is one DT_NEEDED entry to resolve.
+type Need struct {
+	From  *elfobj.Object
+	Chain []*elfobj.Object
+	Name  string
 }
 
 // Failures lists system files the search found but could not read.

@@ -35,6 +35,9 @@ type Process struct {
 	mapped map[*elfobj.Object]bool
 	global map[*elfobj.Object]bool
 	scope  map[*elfobj.Object][]*elfobj.Object
+	// scopes caches Scope's answers between dlopens: Bind asks for the
+	// same scopes many times.
+	scopes map[*elfobj.Object][]*elfobj.Object
 	// Missing holds DT_NEEDED entries that could not be found.
 	Missing []Edge
 }
@@ -59,6 +62,7 @@ func NewProcess(l *Loader) *Process {
 // Dlopen maps root and its dependencies as dlopen(root, RTLD_NOW|flags) does
 // and returns root's search list.
 func (p *Process) Dlopen(root *elfobj.Object, global bool) []*elfobj.Object {
+	p.scopes = nil // a dlopen can change any scope
 	list := p.searchList(root)
 	for _, o := range list {
 		if !p.mapped[o] {
@@ -85,7 +89,21 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	in := map[*elfobj.Object]bool{root: true}
 	parent := map[*elfobj.Object]*elfobj.Object{}
 	p.name(root, "")
+	prefetched := 0
 	for i := 0; i < len(list); i++ {
+		if i == prefetched {
+			// A new breadth-first level: read its unknown libraries at once.
+			var needs []Need
+			for _, o := range list[i:] {
+				for _, need := range o.Needed {
+					if p.byName[need] == nil {
+						needs = append(needs, Need{From: o, Chain: chain(parent, o), Name: need})
+					}
+				}
+			}
+			p.loader.Prefetch(needs)
+			prefetched = len(list)
+		}
 		o := list[i]
 		for _, need := range o.Needed {
 			dep := p.byName[need]
@@ -132,12 +150,19 @@ func (p *Process) Mapped(o *elfobj.Object) bool { return p.mapped[o] }
 // Scope is the lookup order for references from o: the global scope, then
 // the search list of the dlopen that mapped o.
 func (p *Process) Scope(o *elfobj.Object) []*elfobj.Object {
+	if s, ok := p.scopes[o]; ok {
+		return s
+	}
 	out := append([]*elfobj.Object(nil), p.Global...)
 	for _, q := range p.scope[o] {
 		if !p.global[q] {
 			out = append(out, q)
 		}
 	}
+	if p.scopes == nil {
+		p.scopes = map[*elfobj.Object][]*elfobj.Object{}
+	}
+	p.scopes[o] = out
 	return out
 }
 
@@ -147,24 +172,11 @@ type Definitions map[string]map[*elfobj.Object]*elfobj.Symbol
 
 // Index collects, from objs, the exported definitions of the given names.
 func Index(objs []*elfobj.Object, names map[string]bool) Definitions {
-	defs := Definitions{}
-	for _, o := range objs {
-		for i := range o.Symbols {
-			s := &o.Symbols[i]
-			if !names[s.Name] || !s.Exported() {
-				continue
-			}
-			m := defs[s.Name]
-			if m == nil {
-				m = map[*elfobj.Object]*elfobj.Symbol{}
-				defs[s.Name] = m
-			}
-			if prev, ok := m[o]; !ok || prev.Hidden {
-				m[o] = s // a default version wins over a hidden one
-			}
-		}
+	var filter nameFilter
+	for n := range names {
+		filter.add(n)
 	}
-	return defs
+	return index(objs, names, &filter)
 }
 
 // Bind returns the object whose definition a reference from o to name (asking

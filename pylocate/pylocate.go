@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -68,36 +69,55 @@ except Exception:
 // Timeout bounds one interpreter's answer.
 var Timeout = time.Minute
 
-// Find asks each interpreter in turn where pkg is and returns the first
-// answer. With pythons empty it asks "python3" on PATH, then /usr/bin/python3
+// Find asks the interpreters where pkg is and returns the answer of the first
+// one, in the order given, that finds it. With pythons empty it asks "python3" on PATH, then /usr/bin/python3
 // (a distribution's torch is importable only by the system interpreter when a
 // pyenv or venv python3 comes first on PATH).
 func Find(pkg string, pythons ...string) (*Result, error) {
 	if len(pythons) == 0 {
 		pythons = []string{"python3", "/usr/bin/python3"}
 	}
-	var tried []Attempt
+	// Ask every interpreter at once (a pyenv shim takes a third of a second
+	// to fail) and keep the answer of the first in order of preference.
+	type answer struct {
+		a            Attempt
+		dir, version string
+		asked        bool
+	}
+	answers := make([]answer, len(pythons))
 	seen := map[string]bool{}
-	for _, py := range pythons {
-		a := Attempt{Python: py}
+	var wg sync.WaitGroup
+	for i, py := range pythons {
+		answers[i].a = Attempt{Python: py}
 		p, err := exec.LookPath(py)
 		if err != nil {
-			a.Err = "not found"
-			tried = append(tried, a)
+			answers[i].a.Err = "not found"
 			continue
 		}
-		a.Path = p
+		answers[i].a.Path = p
 		if seen[p] {
-			continue
+			continue // the same interpreter under another name
 		}
 		seen[p] = true
-		dir, version, err := ask(p, pkg)
-		if err != nil {
-			a.Err = err.Error()
-			tried = append(tried, a)
-			continue
+		answers[i].asked = true
+		wg.Go(func() {
+			dir, version, err := ask(p, pkg)
+			if err != nil {
+				answers[i].a.Err = err.Error()
+				return
+			}
+			answers[i].dir, answers[i].version = dir, version
+		})
+	}
+	wg.Wait()
+	var tried []Attempt
+	for _, an := range answers {
+		if an.a.Err == "" && an.asked {
+			return &Result{Dir: an.dir, Version: an.version, Python: an.a.Path, Skipped: tried}, nil
 		}
-		return &Result{Dir: dir, Version: version, Python: p, Skipped: tried}, nil
+		if an.a.Err != "" {
+			tried = append(tried, an.a)
+		}
 	}
 	return nil, &NotFound{Package: pkg, Attempts: tried}
 }
