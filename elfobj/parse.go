@@ -61,7 +61,10 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	if f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC {
 		if src != nil {
 			fastDone, err = readDynsym(f, src, o)
-		} else {
+		}
+		if !fastDone && err == nil {
+			// debug/elf reads the file: first reject what it would accept
+			// wrongly, in the order the dynamic reader would.
 			err = checkDynsymNames(f)
 		}
 	}
@@ -129,7 +132,7 @@ func checkHeader(r io.ReaderAt, size int64) error {
 // reader checks the same as it decodes.
 func checkDynsymNames(f *elf.File) error {
 	sec := f.SectionByType(elf.SHT_DYNSYM)
-	if sec == nil || int(sec.Link) >= len(f.Sections) || f.Sections[sec.Link].Type != elf.SHT_STRTAB {
+	if sec == nil || sec.Link == 0 || int(sec.Link) >= len(f.Sections) || !plain(f.Sections[sec.Link]) {
 		return nil // no table, or a bad link debug/elf reports itself
 	}
 	data, err := sec.Data()
