@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"debug/elf"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -630,18 +629,4 @@ func sortedNames(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Describe names a library for evidence: "libfoo.so (link.txt arg 14, -lfoo)".
-func (lf *LibraryFate) Describe() string {
-	return fmt.Sprintf("%s (%s)", lf.Object.Path, argWhere(lf.Input))
-}
-
-// argWhere says where an input stands on its link line.
-func argWhere(in linkline.Input) string {
-	where := fmt.Sprintf("argument %d `%s`", in.Index, in.Arg)
-	if in.Source.File != "" {
-		where = in.Source.String() + ": " + where
-	}
-	return where
 }

@@ -104,6 +104,9 @@ func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Cha
 	}
 	c.Steps = append(c.Steps, mapStepLib(f, lf))
 	c.Steps = append(c.Steps, outputStep(f, lf))
+	if lf.Observed && lf.Predicted != lf.Kept {
+		c.Steps = append(c.Steps, modelStep(f))
+	}
 	c.Steps = append(c.Steps, registrationSteps(lf.Registrations)...)
 	if lf.Kept {
 		c.Steps = append(c.Steps, intoStep(lf.Into, lf.Registrations))
@@ -129,6 +132,9 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s references %s, which %s defines: that extracts it", r.File, demangle.Name(r.Symbol), mf.Object.Member), File: r.File, Symbol: r.Symbol})
 	default:
 		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s defines no symbol that anything the link loads leaves undefined", mf.Object.Member)})
+	}
+	if mf.Observed && mf.Predicted != mf.Extracted {
+		c.Steps = append(c.Steps, modelStep(f))
 	}
 	if f.Map != nil {
 		st := finding.Step{File: f.Map.Path, Line: mf.MapLine}
@@ -187,4 +193,9 @@ func intoStep(into *elfobj.Object, regs []analyze.Registration) finding.Step {
 		return finding.Step{Text: fmt.Sprintf("its call to %s binds to no definition in the output's load set (output not built, or unresolved)", call)}
 	}
 	return finding.Step{Text: fmt.Sprintf("its call to %s binds to %s: the registry copy it fills", call, into.Path), File: into.Path}
+}
+
+// modelStep owns up to a prediction the output contradicts.
+func modelStep(f *analyze.LinkFacts) finding.Step {
+	return finding.Step{Text: fmt.Sprintf("etlink's model of %s predicted the opposite from the inputs alone; the output above is what counts (please report this link)", f.Linker)}
 }

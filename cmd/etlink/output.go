@@ -169,8 +169,12 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 			return exitError
 		}
 		var suppressed int
-		r.Findings, suppressed = b.Filter(r.Findings)
+		all := r.Findings
+		r.Findings, suppressed = b.Filter(all)
 		a.notef("%s: %d findings already in the baseline", o.baseline, suppressed)
+		if stale := b.Unmatched(all); len(stale) > 0 {
+			a.notef("%s: %d entries match no finding any more (fixed? drop them with --write-baseline)", o.baseline, len(stale))
+		}
 	}
 	r.Summary = finding.Summarize(r.Findings)
 	docs := map[string]report.RuleDoc{}
