@@ -116,8 +116,8 @@ func demangle(sym string) (out string) {
 		return sym
 	}
 	s, err := upstream.ToString(sym, options...)
-	if err != nil {
-		return sym
+	if err != nil || s == "" {
+		return sym // a name that demangles to nothing (_RC0) stays as it is
 	}
 	return s
 }
