@@ -189,17 +189,7 @@ func (e *evaluator) cmdPybind11AddModule(c *ctx, cmd *Command, args []xarg) {
 	if len(args) == 0 {
 		return
 	}
-	kw, unsure := keywords(args, "MODULE", "SHARED", "STATIC", "WITHOUT_SOABI", "WITH_SOABI")
-	kind := KindModule
-	switch {
-	case kw["STATIC"]:
-		kind = KindStatic
-	case kw["SHARED"]:
-		kind = KindShared
-	}
-	if unsure && !kw["MODULE"] && kind == KindModule {
-		e.note(e.cmdLoc(cmd), "%s: an argument is not known (it could be SHARED); read as MODULE", cmd)
-	}
+	kind, kw := e.moduleKind(cmd, args, "WITHOUT_SOABI", "WITH_SOABI")
 	t := e.newTarget(c, cmd, args, kind)
 	if kind == KindModule {
 		e.implicitLink(t, cmd, "pybind11::module", "pybind11_add_module() links pybind11::module (Python::Module) into a MODULE")
@@ -210,6 +200,24 @@ func (e *evaluator) cmdPybind11AddModule(c *ctx, cmd *Command, args []xarg) {
 		t.Properties["PREFIX"] = ""
 		t.Properties["SUFFIX"] = "${PYTHON_MODULE_EXTENSION}"
 	}
+}
+
+// moduleKind reads the library type of a Python module helper: MODULE
+// unless STATIC or SHARED is given, with a note when an argument etlink could
+// not expand might have been one. kw also reports the extra keywords.
+func (e *evaluator) moduleKind(cmd *Command, args []xarg, extra ...string) (string, map[string]bool) {
+	kw, unsure := keywords(args, append([]string{"STATIC", "SHARED", "MODULE"}, extra...)...)
+	kind := KindModule
+	switch {
+	case kw["STATIC"]:
+		kind = KindStatic
+	case kw["SHARED"]:
+		kind = KindShared
+	}
+	if unsure && !kw["MODULE"] && kind == KindModule {
+		e.note(e.cmdLoc(cmd), "%s: an argument is not known (it could be SHARED); read as MODULE", cmd)
+	}
+	return kind, kw
 }
 
 // cmdPybind11Extension is pybind11_extension(name): PREFIX "" and the
@@ -251,17 +259,7 @@ func (e *evaluator) cmdPythonAddLibrary(c *ctx, cmd *Command, args []xarg) {
 	case "python2_add_library":
 		prefix = "Python2"
 	}
-	kw, unsure := keywords(args, "STATIC", "SHARED", "MODULE", "WITH_SOABI")
-	kind := KindModule
-	switch {
-	case kw["STATIC"]:
-		kind = KindStatic
-	case kw["SHARED"]:
-		kind = KindShared
-	}
-	if unsure && !kw["MODULE"] && kind == KindModule {
-		e.note(e.cmdLoc(cmd), "%s: an argument is not known (it could be SHARED); read as MODULE", cmd)
-	}
+	kind, _ := e.moduleKind(cmd, args, "WITH_SOABI")
 	t := e.newTarget(c, cmd, args, kind)
 	if kind == KindModule {
 		e.implicitLink(t, cmd, prefix+"::Module", fmt.Sprintf("%s() links %s::Module into a MODULE", cmd.Raw, prefix))
