@@ -53,6 +53,13 @@ func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
 	return l
 }
 
+// Add makes o known to the search under its path, as an input is.
+func (l *Loader) Add(o *elfobj.Object) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.remember(o)
+}
+
 func (l *Loader) remember(o *elfobj.Object) {
 	if _, ok := l.known[o.Path]; !ok {
 		l.known[o.Path] = o

@@ -111,6 +111,9 @@ type readResult struct {
 // NewRetention returns an engine that matches registrations with p and
 // resolves output load sets with l.
 func NewRetention(p *Patterns, l *Loader) *Retention {
+	// The load sets' libraries are read with their initializers once, by
+	// the loader that finds them.
+	l.Read.Initializers = true
 	return &Retention{Patterns: p, Loader: l, cache: map[string]readResult{}}
 }
 
@@ -157,19 +160,9 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 // load maps the output and its DT_NEEDED closure as the loader would: an
 // executable's closure is the global scope, a module is dlopened.
 func (r *Retention) load(f *LinkFacts) {
-	r.mu.Lock()
-	r.Loader.remember(f.Output)
-	r.mu.Unlock()
+	r.Loader.Add(f.Output)
 	f.process = NewProcess(r.Loader)
 	f.LoadSet = f.process.Dlopen(f.Output, f.Output.Type == elf.ET_EXEC || !IsExtension(f.Output))
-	for _, o := range f.LoadSet {
-		if len(o.Initializers) == 0 && o != f.Output {
-			// The loader opens libraries without reading initializers.
-			if objs, err := r.read(o.Path); err == nil && len(objs) == 1 {
-				o.Initializers = objs[0].Initializers
-			}
-		}
-	}
 }
 
 // registries records which registry copy each kept registration fills.
