@@ -87,9 +87,10 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 			out = append(out, r.Check(r, ctx)...)
 		}
 	}
+	wd, _ := os.Getwd()
 	for i := range out {
 		subj := out[i].Subject
-		subj.File = stablePath(subj.File)
+		subj.File = stablePath(subj.File, wd)
 		out[i].Fingerprint = finding.Fingerprint(out[i].Rule, subj)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -119,16 +120,12 @@ func (r *Rule) newFinding(sev finding.Severity, subj finding.Subject, msg string
 // stablePath is the part of a subject's path that names the same file on
 // every machine and however the input was typed: a wheel entry's name
 // inside the wheel, a file's path relative to the working directory.
-func stablePath(p string) string {
+func stablePath(p, wd string) string {
 	if i := strings.LastIndex(p, "!"); i >= 0 {
 		return p[i+1:]
 	}
 	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	wd, err := os.Getwd()
-	if err != nil {
+	if err != nil || wd == "" {
 		return p
 	}
 	if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
