@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -139,4 +140,51 @@ func TestParseLoadOrder(t *testing.T) {
 			t.Errorf("ParseLoadOrder(%q) = %s, want %s", tc.spec, got, tc.want)
 		}
 	}
+}
+
+// TestConflictNamesKeepTheAnswer reads the peer and everything the loader
+// finds with only ConflictNames kept, and expects the same conflicts, the
+// same definitions and the same bindings as from full reads, in every load
+// order.
+func TestConflictNamesKeepTheAnswer(t *testing.T) {
+	for _, order := range []string{"torch,wheel", "wheel,torch", "torch:global,wheel"} {
+		full := demoBuild(t, order)
+		wheelObjs, errs := elfobj.Open([]string{filepath.Join(demo, "wheel")}, elfobj.Options{})
+		only := elfobj.Options{Only: ConflictNames(wheelObjs)}
+		torchObjs, errs2 := elfobj.Open([]string{filepath.Join(demo, "torch")}, only)
+		if len(errs)+len(errs2) > 0 {
+			t.Fatal(errs, errs2)
+		}
+		steps, _ := ParseLoadOrder(order)
+		l := NewLoader(nil, append(append([]*elfobj.Object(nil), wheelObjs...), torchObjs...))
+		l.Read = only
+		part := NewBuild(l, NewSide("wheel", wheelObjs), NewSide("torch", torchObjs, TorchGlobalDeps), steps)
+		want, got := describeConflicts(full.Conflicts(nil)), describeConflicts(part.Conflicts(nil))
+		if len(want) == 0 {
+			t.Fatal("the demo corpus has no conflicts")
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: with ConflictNames:\n%s\nfull reads:\n%s", order, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// describeConflicts spells out every conflict, definition and binding.
+func describeConflicts(cs []Conflict) []string {
+	var out []string
+	for _, c := range cs {
+		line := c.Name + ":"
+		for _, d := range append(append([]Def(nil), c.Wheel...), c.Peer...) {
+			line += " def " + filepath.Base(d.Object.Path) + " " + d.Symbol.Versioned() + " " + d.Symbol.TypeName()
+		}
+		for _, b := range c.Bindings {
+			to := "nothing"
+			if b.To != nil {
+				to = filepath.Base(b.To.Path)
+			}
+			line += fmt.Sprintf(" | %s %s -> %s (defines %v)", b.Side, filepath.Base(b.From.Path), to, b.Defines)
+		}
+		out = append(out, line)
+	}
+	return out
 }

@@ -195,6 +195,16 @@ type Build struct {
 // NewBuild resolves both sides and runs the load-order simulation.
 func NewBuild(l *Loader, wheel, peer *Side, order []LoadStep) *Build {
 	b := &Build{Wheel: wheel, Peer: peer, Loader: l, Order: order, Process: NewProcess(l)}
+	// Both closures in one sweep: the sides share system libraries.
+	var roots []*elfobj.Object
+	for _, s := range []*Side{wheel, peer} {
+		if s != nil {
+			for _, r := range s.Roots {
+				roots = append(roots, r.Object)
+			}
+		}
+	}
+	l.Prefetch(roots)
 	wheel.resolve(l)
 	if peer != nil {
 		peer.resolve(l)

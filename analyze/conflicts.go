@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/symset"
 )
 
 // Def is one definition of a symbol.
@@ -68,6 +69,26 @@ func exportsOf(o *elfobj.Object, ignore Ignore, fn func(s *elfobj.Symbol)) {
 	}
 }
 
+// ConflictNames is every name of the peer's symbols that Conflicts and the
+// process model behind it look at, given the wheel's objects: the names the
+// wheel exports (a peer symbol by another name is in no conflict, and no
+// reference to it is asked about) and the PyInit_ prefix (IsExtension).
+// Reading the peer and the libraries the loader finds with
+// elfobj.Options{Only: ConflictNames(wheel)} gives Conflicts the same answer
+// with a few thousand of the closure's hundreds of thousands of symbols.
+func ConflictNames(wheel []*elfobj.Object) *symset.Set {
+	names := &symset.Set{}
+	names.AddPrefix("PyInit_")
+	for _, o := range wheel {
+		for i := range o.Symbols {
+			if s := &o.Symbols[i]; s.Exported() {
+				names.Add(s.Name)
+			}
+		}
+	}
+	return names
+}
+
 // Conflicts lists the symbols both the wheel's shipped shared objects and the
 // peer's closure export, names compared without versions, sorted by name.
 // Files both closures reach (libc, libstdc++, a system library both link)
@@ -83,11 +104,11 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		}
 		exportsOf(o, ignore, func(s *elfobj.Symbol) { wheel[s.Name] = addDef(wheel[s.Name], o, s) })
 	}
-	// Most of the peer closure's exports are not the wheel's: the filter
-	// rules them out before their names are hashed for the map.
-	var inWheel nameFilter
+	// Most of the peer closure's exports are not the wheel's: the set's
+	// filter rules them out before their names are hashed for the map.
+	var inWheel symset.Set
 	for name := range wheel {
-		inWheel.add(name)
+		inWheel.Add(name)
 	}
 	peer := map[string][]Def{}
 	for _, o := range b.Peer.Closure {
@@ -98,22 +119,19 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		// ignored): being in it is enough.
 		for i := range o.Symbols {
 			s := &o.Symbols[i]
-			if !s.Exported() || !inWheel.has(s.Name) {
-				continue
-			}
-			if _, ok := wheel[s.Name]; ok {
+			if s.Exported() && inWheel.Has(s.Name) {
 				peer[s.Name] = addDef(peer[s.Name], o, s)
 			}
 		}
 	}
 	var out []Conflict
-	names := map[string]bool{}
+	var names symset.Set
 	for name, defs := range peer {
 		out = append(out, Conflict{Name: name, Wheel: wheel[name], Peer: defs})
-		names[name] = true
+		names.Add(name)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	b.bind(out, names)
+	b.bind(out, &names)
 	return out
 }
 
@@ -139,11 +157,7 @@ type ref struct {
 // the simulated process. An object references a symbol when its dynamic
 // symbol table holds it undefined, or when it defines it (its own calls go
 // through the PLT unless bound locally).
-func (b *Build) bind(cs []Conflict, names map[string]bool) {
-	var filter nameFilter
-	for name := range names {
-		filter.add(name)
-	}
+func (b *Build) bind(cs []Conflict, names *symset.Set) {
 	refs := map[string][]ref{}
 	seen := map[*elfobj.Object]bool{}
 	for _, side := range []*Side{b.Peer, b.Wheel} {
@@ -154,13 +168,13 @@ func (b *Build) bind(cs []Conflict, names map[string]bool) {
 			seen[o] = true
 			for i := range o.Symbols {
 				s := &o.Symbols[i]
-				if !s.Defined() && filter.has(s.Name) && names[s.Name] {
+				if !s.Defined() && names.Has(s.Name) {
 					refs[s.Name] = append(refs[s.Name], ref{o, s.Version})
 				}
 			}
 		}
 	}
-	defs := index(b.Process.Order, names, &filter)
+	defs := Index(b.Process.Order, names)
 	for i := range cs {
 		c := &cs[i]
 		for _, side := range []*Side{b.Wheel, b.Peer} {
@@ -189,72 +203,6 @@ func (b *Build) binding(defs Definitions, side *Side, o *elfobj.Object, name, ve
 		bd.To = b.Process.Bind(defs, o, name, version)
 	}
 	return bd
-}
-
-// index collects the exported definitions of names from objs, with filter
-// (built from names) in front of the map lookups.
-func index(objs []*elfobj.Object, names map[string]bool, filter *nameFilter) Definitions {
-	defs := Definitions{}
-	for _, o := range objs {
-		for i := range o.Symbols {
-			s := &o.Symbols[i]
-			if !s.Exported() || !filter.has(s.Name) || !names[s.Name] {
-				continue
-			}
-			m := defs[s.Name]
-			if m == nil {
-				m = map[*elfobj.Object]*elfobj.Symbol{}
-				defs[s.Name] = m
-			}
-			if prev, ok := m[o]; !ok || prev.Hidden {
-				m[o] = s // a default version wins over a hidden one
-			}
-		}
-	}
-	return defs
-}
-
-// nameFilter is a one-hash Bloom filter over a set of names, 64 Kbit (8 KB,
-// in L1). Torch's closure has hundreds of thousands of dynamic symbols, often
-// long mangled names, and only a few thousand of them are on both sides:
-// has rules most out with a few loads, where a map lookup hashes the whole
-// name. A name it lets through is then looked up in the map.
-type nameFilter [1 << 16 / 64]uint64
-
-func (f *nameFilter) add(s string) {
-	h := filterHash(s)
-	f[h/64] |= 1 << (h % 64)
-}
-
-func (f *nameFilter) has(s string) bool {
-	h := filterHash(s)
-	return f[h/64]&(1<<(h%64)) != 0
-}
-
-// filterHash mixes the length with the last 8 bytes: mangled names share
-// their first bytes (_ZN2at6native...) far more than their ends (the
-// parameter types), and one 8-byte read is one cache line of a name that is
-// usually not in cache. On torch's closure against the e2e wheel (1061
-// names), 2% of the peer's exports pass.
-func filterHash(s string) uint32 {
-	n := len(s)
-	h := uint64(n) * 0x9e3779b97f4a7c15
-	if n >= 8 {
-		h ^= load64(s[n-8:])
-	} else {
-		for i := 0; i < n; i++ {
-			h = h<<8 | uint64(s[i])
-		}
-	}
-	h = (h ^ h>>32) * 0x94d049bb133111eb
-	return uint32(h>>48) & (1<<16 - 1)
-}
-
-// load64 reads the first 8 bytes of s, little-endian.
-func load64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // Duplicates lists the symbols exported by more than one of the wheel's

@@ -41,12 +41,18 @@ type Loader struct {
 	known   map[string]*elfobj.Object // by Path and by Real
 	failed  map[string]error          // real paths that could not be read
 	opening map[string]chan struct{}  // real paths being read, closed when done
+	reals   map[string]string         // realFile's answers ("": no regular file)
+	// prefetched holds the objects whose DT_NEEDED entries Prefetch has
+	// resolved: every dlopen of a process prefetches its closure, and the
+	// closures overlap.
+	prefetched map[*elfobj.Object]bool
 }
 
 // NewLoader returns a loader that knows objs (the inputs, wheel entries
 // included) and reads other files from disk on demand.
 func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
-	l := &Loader{Cache: cache, known: map[string]*elfobj.Object{}, failed: map[string]error{}, opening: map[string]chan struct{}{}}
+	l := &Loader{Cache: cache, known: map[string]*elfobj.Object{}, failed: map[string]error{},
+		opening: map[string]chan struct{}{}, reals: map[string]string{}, prefetched: map[*elfobj.Object]bool{}}
 	for _, o := range objs {
 		l.remember(o)
 	}
@@ -170,8 +176,8 @@ func (l *Loader) lookup(p string) *elfobj.Object {
 	if strings.Contains(p, "!") || !filepath.IsAbs(p) {
 		return nil // inside a wheel (all its entries are known) or unanchored
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
+	real, ok := l.realFile(p)
+	if !ok {
 		return nil
 	}
 	for {
@@ -197,10 +203,7 @@ func (l *Loader) lookup(p string) *elfobj.Object {
 	l.mu.Unlock()
 
 	// Read outside the lock: Prefetch opens a level's libraries at once.
-	o, err = nil, nil
-	if fi, serr := os.Stat(real); serr == nil && fi.Mode().IsRegular() {
-		o, err = elfobj.OpenFile(p, l.Read)
-	}
+	o, err := elfobj.OpenFile(p, real, l.Read)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.opening, real)
@@ -214,23 +217,127 @@ func (l *Loader) lookup(p string) *elfobj.Object {
 	return o
 }
 
-// Prefetch resolves needs, each a DT_NEEDED entry of an object with the
-// chain that loaded it, GOMAXPROCS at a time, so that the files the search
-// then finds are already read: the loader's search itself is sequential.
-func (l *Loader) Prefetch(needs []Need) {
-	work := make(chan Need)
+// realFile is the regular file p leads to after symlinks, and whether there
+// is one. The search tries the same candidates many times (every library
+// needs libc, through every RUNPATH entry before the cache), so answers are
+// kept, missing files included; directories are resolved once each and only
+// the last component of a candidate is looked at.
+func (l *Loader) realFile(p string) (string, bool) {
+	return l.realFileDepth(p, 0)
+}
+
+// maxLinks is the depth of symlinks followed, as the kernel's ELOOP limit.
+const maxLinks = 40
+
+func (l *Loader) realFileDepth(p string, depth int) (string, bool) {
+	l.mu.Lock()
+	r, ok := l.reals[p]
+	l.mu.Unlock()
+	if ok {
+		return r, r != ""
+	}
+	r = ""
+	dir, ok := l.realDir(filepath.Dir(p))
+	if ok && depth < maxLinks {
+		q := filepath.Join(dir, filepath.Base(p))
+		if fi, err := os.Lstat(q); err == nil {
+			switch {
+			case fi.Mode().IsRegular():
+				r = q
+			case fi.Mode()&os.ModeSymlink != 0:
+				if t, err := os.Readlink(q); err == nil {
+					if !filepath.IsAbs(t) {
+						t = filepath.Join(dir, t)
+					}
+					r, _ = l.realFileDepth(t, depth+1)
+				}
+			}
+		}
+	}
+	l.mu.Lock()
+	l.reals[p] = r
+	l.mu.Unlock()
+	return r, r != ""
+}
+
+// realDir resolves a directory's symlinks, once per directory.
+func (l *Loader) realDir(dir string) (string, bool) {
+	key := dir + "/" // never a file's key
+	l.mu.Lock()
+	r, ok := l.reals[key]
+	l.mu.Unlock()
+	if ok {
+		return r, r != ""
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		r = ""
+	}
+	l.mu.Lock()
+	l.reals[key] = r
+	l.mu.Unlock()
+	return r, r != ""
+}
+
+// Prefetch reads the DT_NEEDED closure of roots ahead of the loader's
+// search, GOMAXPROCS files at a time, each library as soon as the one that
+// needs it has been read (level by level would leave workers idle at the end
+// of every level). The search itself stays sequential and finds the files
+// already read. A library reached first under another chain of loaders than
+// the search's is found under that chain (DT_RPATH differs only then); what
+// the search then needs and the prefetch did not read is read on demand.
+func (l *Loader) Prefetch(roots []*elfobj.Object) {
+	var (
+		mu      sync.Mutex
+		wake    = sync.NewCond(&mu)
+		queue   []Need
+		pending int // needs queued or being resolved
+	)
+	visit := func(o *elfobj.Object, chain []*elfobj.Object) { // mu held
+		l.mu.Lock()
+		seen := l.prefetched[o]
+		l.prefetched[o] = true
+		l.mu.Unlock()
+		if seen {
+			return // by this call or an earlier one
+		}
+		for _, name := range o.Needed {
+			queue = append(queue, Need{From: o, Chain: chain, Name: name})
+			pending++
+		}
+		wake.Broadcast()
+	}
+	mu.Lock()
+	for _, r := range roots {
+		visit(r, nil)
+	}
+	mu.Unlock()
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(needs)) {
+	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for n := range work {
-				l.Resolve(n.From, n.Chain, n.Name)
+			mu.Lock()
+			defer mu.Unlock()
+			for {
+				for len(queue) == 0 && pending > 0 {
+					wake.Wait()
+				}
+				if len(queue) == 0 {
+					return
+				}
+				n := queue[0]
+				queue = queue[1:]
+				mu.Unlock()
+				res := l.Resolve(n.From, n.Chain, n.Name)
+				mu.Lock()
+				if res.Object != nil {
+					visit(res.Object, append([]*elfobj.Object{n.From}, n.Chain...))
+				}
+				if pending--; pending == 0 {
+					wake.Broadcast()
+				}
 			}
 		})
 	}
-	for _, n := range needs {
-		work <- n
-	}
-	close(work)
 	wg.Wait()
 }
 

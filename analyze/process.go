@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/symset"
 )
 
 // Process simulates the dynamic loader of one Python process: which file each
@@ -89,21 +90,8 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	in := map[*elfobj.Object]bool{root: true}
 	parent := map[*elfobj.Object]*elfobj.Object{}
 	p.name(root, "")
-	prefetched := 0
+	p.loader.Prefetch([]*elfobj.Object{root})
 	for i := 0; i < len(list); i++ {
-		if i == prefetched {
-			// A new breadth-first level: read its unknown libraries at once.
-			var needs []Need
-			for _, o := range list[i:] {
-				for _, need := range o.Needed {
-					if p.byName[need] == nil {
-						needs = append(needs, Need{From: o, Chain: chain(parent, o), Name: need})
-					}
-				}
-			}
-			p.loader.Prefetch(needs)
-			prefetched = len(list)
-		}
 		o := list[i]
 		for _, need := range o.Needed {
 			dep := p.byName[need]
@@ -171,12 +159,25 @@ func (p *Process) Scope(o *elfobj.Object) []*elfobj.Object {
 type Definitions map[string]map[*elfobj.Object]*elfobj.Symbol
 
 // Index collects, from objs, the exported definitions of the given names.
-func Index(objs []*elfobj.Object, names map[string]bool) Definitions {
-	var filter nameFilter
-	for n := range names {
-		filter.add(n)
+func Index(objs []*elfobj.Object, names *symset.Set) Definitions {
+	defs := Definitions{}
+	for _, o := range objs {
+		for i := range o.Symbols {
+			s := &o.Symbols[i]
+			if !s.Exported() || !names.Has(s.Name) {
+				continue
+			}
+			m := defs[s.Name]
+			if m == nil {
+				m = map[*elfobj.Object]*elfobj.Symbol{}
+				defs[s.Name] = m
+			}
+			if prev, ok := m[o]; !ok || prev.Hidden {
+				m[o] = s // a default version wins over a hidden one
+			}
+		}
 	}
-	return index(objs, names, &filter)
+	return defs
 }
 
 // Bind returns the object whose definition a reference from o to name (asking

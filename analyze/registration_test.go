@@ -48,7 +48,7 @@ func TestRegistrationsInFixtures(t *testing.T) {
 		"../testdata/elf/aarch64/reg.o",
 		"../testdata/demo/wheel/executorch/lib/libexecutorch_backend_xnnpack.so.1",
 	} {
-		o, err := elfobj.OpenFile(p, elfobj.Options{Initializers: true})
+		o, err := elfobj.OpenFile(p, "", elfobj.Options{Initializers: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestRegistrationsInFixtures(t *testing.T) {
 			t.Errorf("%s: registrations %+v, want one call to register_backend", filepath.Base(p), regs)
 		}
 	}
-	o, err := elfobj.OpenFile("../testdata/elf/x86_64/libversioned.so.1", elfobj.Options{Initializers: true})
+	o, err := elfobj.OpenFile("../testdata/elf/x86_64/libversioned.so.1", "", elfobj.Options{Initializers: true})
 	if err != nil {
 		t.Fatal(err)
 	}

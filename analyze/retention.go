@@ -11,6 +11,7 @@ import (
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/linkline"
 	"github.com/etlink/etlink/linkmap"
+	"github.com/etlink/etlink/symset"
 )
 
 // LinkFacts is what one link does with the registrations on its line.
@@ -140,7 +141,7 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 	f := &LinkFacts{Link: link, Map: m, Linker: linkerOf(link, m)}
 	if out := abs(link.Dir, link.Output); out != "" {
 		if _, err := os.Stat(out); err == nil {
-			if o, err := elfobj.OpenFile(out, elfobj.Options{Initializers: true}); err == nil {
+			if o, err := elfobj.OpenFile(out, "", elfobj.Options{Initializers: true}); err == nil {
 				f.Output = o
 			} else {
 				f.Unread = append(f.Unread, err)
@@ -170,18 +171,18 @@ func (r *Retention) registries(f *LinkFacts) {
 	if f.process == nil {
 		return
 	}
-	names := map[string]bool{}
+	var names symset.Set
 	for _, lf := range f.Libraries {
 		for _, reg := range lf.Registrations {
-			names[reg.Call] = true
+			names.Add(reg.Call)
 		}
 	}
 	for _, mf := range f.Members {
 		for _, reg := range mf.Registrations {
-			names[reg.Call] = true
+			names.Add(reg.Call)
 		}
 	}
-	defs := Index(f.LoadSet, names)
+	defs := Index(f.LoadSet, &names)
 	for i := range f.Libraries {
 		lf := &f.Libraries[i]
 		if lf.Kept {
@@ -575,12 +576,14 @@ func sameFile(mapPath, path string) bool {
 // objects and the shared libraries the link is predicted to keep.
 func (r *Retention) splits(f *LinkFacts) []Split {
 	regSyms := map[string]bool{}
+	var regSet symset.Set
 	var registrars []*elfobj.Object
 	note := func(o *elfobj.Object) {
 		if regs := r.Patterns.Registrations(o); len(regs) > 0 {
 			registrars = append(registrars, o)
 			for _, reg := range regs {
 				regSyms[reg.Call] = true
+				regSet.Add(reg.Call)
 			}
 		}
 	}
@@ -591,7 +594,7 @@ func (r *Retention) splits(f *LinkFacts) []Split {
 	if len(regSyms) == 0 {
 		return nil
 	}
-	defs := Index(set, regSyms)
+	defs := Index(set, &regSet)
 	var out []Split
 	for _, name := range sortedNames(regSyms) {
 		byObj := defs[name]

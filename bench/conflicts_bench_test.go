@@ -37,7 +37,8 @@ func buildWheel(b *testing.B) string {
 
 // BenchmarkConflictsTorch is `etlink conflicts WHEEL --with torch` without
 // the CLI and without asking Python where torch is (a fixed cost of an
-// interpreter start): read both sides, resolve torch's DT_NEEDED closure,
+// interpreter start): read the wheel, then torch and its DT_NEEDED closure
+// keeping only the symbols the conflict rules look at (as the command does),
 // simulate the process and run ET301 and ET302. SetBytes counts the bytes of
 // the symbol sections of every object read, so MB/s compares with
 // BenchmarkReadDynsym.
@@ -53,7 +54,8 @@ func BenchmarkConflictsTorch(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		objs, errs := elfobj.Open([]string{wheelDir}, elfobj.Options{})
-		peerObjs, perrs := elfobj.Open(files, elfobj.Options{})
+		only := elfobj.Options{Only: analyze.ConflictNames(objs)}
+		peerObjs, perrs := elfobj.Open(files, only)
 		if len(errs)+len(perrs) > 0 {
 			b.Fatal(append(errs, perrs...))
 		}
@@ -61,6 +63,7 @@ func BenchmarkConflictsTorch(b *testing.B) {
 		peer := analyze.NewSide("torch", peerObjs, analyze.TorchGlobalDeps)
 		order, _ := analyze.ParseLoadOrder("torch,wheel")
 		loader := analyze.NewLoader(cache, append(append([]*elfobj.Object(nil), objs...), peerObjs...))
+		loader.Read = only
 		build := analyze.NewBuild(loader, wheel, peer, order)
 		ctx := &rules.Context{Build: build, Config: &rules.Config{}, Components: mustComponents(b)}
 		r := &finding.Report{Command: "conflicts", Findings: rules.Run(ctx, []*rules.Rule{rules.ET301, rules.ET302})}

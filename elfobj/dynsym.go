@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/etlink/etlink/symset"
 )
 
 // The dynamic reader: what readDynamic gets from debug/elf, read with one
@@ -140,6 +142,8 @@ type dynTables struct {
 	interned map[string]string
 	// err is a malformation no reader should accept (a name outside .dynstr).
 	err error
+	// only, when set, is the names to keep (Options.Only).
+	only *symset.Set
 }
 
 // intern copies a string out of the scratch buffer, once per distinct value.
@@ -208,8 +212,8 @@ func tabString(tab string, start int) string {
 // leaving o as it was, when the file needs debug/elf's reading.
 // A symbol whose name lies outside the string table is an error: debug/elf
 // would read it as a symbol without a name.
-func readDynsym(f *elf.File, src *sectionSource, o *Object) (bool, error) {
-	t := &dynTables{f: f, src: src, bo: f.ByteOrder, strs: map[uint32]string{}}
+func readDynsym(f *elf.File, src *sectionSource, o *Object, only *symset.Set) (bool, error) {
+	t := &dynTables{f: f, src: src, bo: f.ByteOrder, strs: map[uint32]string{}, only: only}
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
 		if !t.dynamic(ds, &d) {
@@ -336,34 +340,54 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		}
 	}
 	n := len(data)/size - 1
-	out := make([]Symbol, n)
+	var out []Symbol
+	if t.only == nil {
+		out = make([]Symbol, n)
+	}
 	k := 0 // symbols kept
 	names := nameCopier{tab: str}
 	le64 := size == elf.Sym64Size && t.bo == binary.LittleEndian
 	for i := range n {
 		raw := data[(i+1)*size : (i+2)*size]
-		s := &out[k]
 		var name uint32
 		var info, other uint8
 		var shndx uint16
+		var value, sz uint64
 		switch {
 		case le64: // the common case, without the interface calls
 			name, info, other = binary.LittleEndian.Uint32(raw), raw[4], raw[5]
 			shndx = binary.LittleEndian.Uint16(raw[6:])
-			s.Value, s.Size = binary.LittleEndian.Uint64(raw[8:]), binary.LittleEndian.Uint64(raw[16:])
+			value, sz = binary.LittleEndian.Uint64(raw[8:]), binary.LittleEndian.Uint64(raw[16:])
 		case size == elf.Sym64Size:
 			name, info, other, shndx = t.bo.Uint32(raw), raw[4], raw[5], t.bo.Uint16(raw[6:])
-			s.Value, s.Size = t.bo.Uint64(raw[8:]), t.bo.Uint64(raw[16:])
+			value, sz = t.bo.Uint64(raw[8:]), t.bo.Uint64(raw[16:])
 		default:
 			name = t.bo.Uint32(raw)
-			s.Value, s.Size = uint64(t.bo.Uint32(raw[4:])), uint64(t.bo.Uint32(raw[8:]))
+			value, sz = uint64(t.bo.Uint32(raw[4:])), uint64(t.bo.Uint32(raw[8:]))
 			info, other, shndx = raw[12], raw[13], t.bo.Uint16(raw[14:])
 		}
 		if int(name) >= len(str) {
 			t.err = badName(i+1, name, len(str))
 			return nil, false
 		}
-		s.Name = names.copy(int(name))
+		var s *Symbol
+		if t.only == nil {
+			s = &out[k]
+			s.Name = names.copy(int(name))
+		} else {
+			// Most names are not asked for: test them where they lie,
+			// and copy out only those kept.
+			nm := tabString(str, int(name))
+			if !t.only.Has(nm) {
+				continue
+			}
+			if k == len(out) {
+				out = append(out, Symbol{})
+			}
+			s = &out[k]
+			s.Name = strings.Clone(nm)
+		}
+		s.Value, s.Size = value, sz
 		s.Binding, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
 		s.Section = elf.SectionIndex(shndx)
 		// .gnu.version parallels .dynsym, null symbol included.

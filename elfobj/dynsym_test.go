@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/etlink/etlink/internal/testenv"
+	"github.com/etlink/etlink/symset"
 )
 
 // systemLibs are the real libraries the dynamic reader must read exactly as
@@ -186,7 +187,7 @@ func dynsymReads(t *testing.T, path string) bool {
 	fi, _ := f.Stat()
 	src := newSource(f, fi.Size())
 	defer src.close()
-	ok, err := readDynsym(ef, src, &Object{})
+	ok, err := readDynsym(ef, src, &Object{}, nil)
 	return ok && err == nil
 }
 
@@ -262,7 +263,7 @@ func TestDynsymDeclines(t *testing.T) {
 			}
 			src := newSource(bytes.NewReader(b), int64(len(b)))
 			defer src.close()
-			if ok, _ := readDynsym(f, src, &Object{}); ok {
+			if ok, _ := readDynsym(f, src, &Object{}, nil); ok {
 				t.Errorf("the dynamic reader read it; it should leave it to debug/elf (which says %v)", wantErr)
 			}
 		})
@@ -292,4 +293,55 @@ func FuzzDynsym(f *testing.F) {
 			t.Errorf("the dynamic reader panicked: %v", gotErr)
 		}
 	})
+}
+
+// TestOnlyKeepsTheNamesAskedFor holds Options.Only to its contract on every
+// ELF fixture and the large system libraries, through the dynamic reader and
+// through debug/elf: the symbols kept are exactly the full read's symbols
+// whose names the set holds, in the same order, and the Object says it is
+// partial.
+func TestOnlyKeepsTheNamesAskedFor(t *testing.T) {
+	for _, path := range append(elfFixtures(t), systemLibFiles(t)...) {
+		t.Run(strings.TrimLeft(strings.TrimPrefix(path, "../"), "/"), func(t *testing.T) {
+			full, err := parseSlow(t, path)
+			if err != nil || full.Type == elf.ET_REL && len(full.Symbols) == 0 {
+				return // errors are TestDynsymMatchesDebugELF's
+			}
+			// Every third name, and a prefix.
+			only := &symset.Set{}
+			only.AddPrefix("_ZNSt")
+			for i := 0; i < len(full.Symbols); i += 3 {
+				only.Add(full.Symbols[i].Name)
+			}
+			var want []Symbol
+			for _, s := range full.Symbols {
+				if only.Has(s.Name) {
+					want = append(want, s)
+				}
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			fi, _ := f.Stat()
+			for _, fast := range []bool{true, false} {
+				got, err := parse(path, filepath.Dir(path), f, fi.Size(), Options{Only: only}, fast)
+				if err != nil {
+					t.Fatalf("fast=%v: %v", fast, err)
+				}
+				if !got.Partial {
+					t.Errorf("fast=%v: not marked partial", fast)
+				}
+				if !reflect.DeepEqual(got.Symbols, want) && len(got.Symbols)+len(want) > 0 {
+					t.Errorf("fast=%v: kept %d symbols, want %d", fast, len(got.Symbols), len(want))
+				}
+				g, w := *got, *full
+				g.Symbols, w.Symbols, g.Partial = nil, nil, false
+				if !reflect.DeepEqual(g, w) {
+					t.Errorf("fast=%v: the rest of the object differs:\n %#v\nwant\n %#v", fast, g, w)
+				}
+			}
+		})
+	}
 }

@@ -33,7 +33,7 @@ func TestFixtureDynamic(t *testing.T) {
 	for _, arch := range arches {
 		for _, name := range []string{"libversioned.so.1", "librpath.so", "prog"} {
 			t.Run(arch+"/"+name, func(t *testing.T) {
-				o, err := OpenFile(filepath.Join("..", "testdata", "elf", arch, name), Options{})
+				o, err := OpenFile(filepath.Join("..", "testdata", "elf", arch, name), "", Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -72,7 +72,7 @@ func TestFixtureDynamicSymbols(t *testing.T) {
 	for _, arch := range arches {
 		for _, name := range []string{"libversioned.so.1", "librpath.so", "prog"} {
 			t.Run(arch+"/"+name, func(t *testing.T) {
-				o, err := OpenFile(filepath.Join("..", "testdata", "elf", arch, name), Options{})
+				o, err := OpenFile(filepath.Join("..", "testdata", "elf", arch, name), "", Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -117,7 +117,7 @@ func defined(d bool) string {
 // test it: hidden is not exported, protected, weak, unique, TLS and IFUNC are.
 func TestFixtureExports(t *testing.T) {
 	for _, arch := range arches {
-		o, err := OpenFile(filepath.Join("..", "testdata", "elf", arch, "libversioned.so.1"), Options{})
+		o, err := OpenFile(filepath.Join("..", "testdata", "elf", arch, "libversioned.so.1"), "", Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

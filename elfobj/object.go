@@ -45,6 +45,9 @@ type Object struct {
 	// Symbols are the dynamic symbols of shared objects and executables and
 	// the non-local static symbols of relocatable objects.
 	Symbols []Symbol `json:"symbols,omitempty"`
+	// Partial is true when Symbols holds only the names Options.Only asked
+	// for: counts of exports or references do not describe the image.
+	Partial bool `json:"partial,omitempty"`
 	// Initializers are the static initializers and what they call; read
 	// only when Options.Initializers asks for them.
 	Initializers []Initializer `json:"initializers,omitempty"`

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/etlink/etlink/symset"
 )
 
 // Options tune Open.
@@ -25,6 +27,11 @@ type Options struct {
 	// they call (relocations, and for shared objects disassembly): the
 	// retention rules need it, the symbol comparisons do not.
 	Initializers bool
+	// Only, when set, keeps in Symbols only the symbols it holds (and
+	// marks the Object Partial). The others are still read and checked,
+	// but never copied out: a conflict check needs a few thousand of the
+	// hundreds of thousands of symbols a large closure holds.
+	Only *symset.Set
 }
 
 // input is one file Open reads, or the error of a path it could not list.
@@ -323,7 +330,9 @@ func parseMember(name string, m Member, r io.ReaderAt, opt Options) (*Object, er
 // strips the last component of realname, the search result, without
 // resolving links). Only the main program's origin comes from
 // /proc/self/exe, which resolves them; loader searches open libraries.
-func OpenFile(path string, opt Options) (*Object, error) {
+//
+// real is the file after symlinks when the caller knows it ("": resolved here).
+func OpenFile(path, real string, opt Options) (*Object, error) {
 	f, size, head, err := openHead(path)
 	if err != nil {
 		return nil, err
@@ -336,7 +345,9 @@ func OpenFile(path string, opt Options) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Real = realPath(path)
+	if o.Real = real; real == "" {
+		o.Real = realPath(path)
+	}
 	return o, nil
 }
 

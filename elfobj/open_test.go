@@ -321,7 +321,7 @@ func TestOpenFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	// $ORIGIN is the directory of the name opened, not of the link target.
-	o, err := OpenFile(filepath.Join(other, "libfix.so.1"), Options{})
+	o, err := OpenFile(filepath.Join(other, "libfix.so.1"), "", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestOpenFile(t *testing.T) {
 		t.Errorf("Dir %q Real %q Path %q; want %q %q", o.Dir, o.Real, o.Path, other, real)
 	}
 	for _, name := range []string{"notes.txt", "missing", "lib"} {
-		if _, err := OpenFile(filepath.Join(root, name), Options{}); err == nil {
+		if _, err := OpenFile(filepath.Join(root, name), "", Options{}); err == nil {
 			t.Errorf("OpenFile(%s): no error", name)
 		} else if !strings.HasPrefix(err.Error(), filepath.Join(root, name)+": ") {
 			t.Errorf("OpenFile(%s): error %q does not start with the path", name, err)

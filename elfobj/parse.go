@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -60,7 +61,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	fastDone := false
 	if f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC {
 		if src != nil {
-			fastDone, err = readDynsym(f, src, o)
+			fastDone, err = readDynsym(f, src, o, opt.Only)
 		}
 		if !fastDone && err == nil {
 			// debug/elf reads the file: first reject what it would accept
@@ -84,6 +85,12 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	}
 	if err != nil {
 		return nil, &Error{Path: path, Err: describe(err)}
+	}
+	if opt.Only != nil {
+		o.Partial = true
+		if !fastDone {
+			o.Symbols = slices.DeleteFunc(o.Symbols, func(s Symbol) bool { return !opt.Only.Has(s.Name) })
+		}
 	}
 	return o, nil
 }

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"sync"
 )
 
 // Entry is one record of the cache: ldconfig maps the soname Name to the file
@@ -42,6 +44,11 @@ type Entry struct {
 // order ld.so walks when several entries share a name.
 type Cache struct {
 	Entries []Entry
+
+	// index lists Entries' positions by key (see key), in file order:
+	// a loader search asks for hundreds of names of a cache of thousands.
+	indexOnce sync.Once
+	index     map[string][]int
 }
 
 // Flag values of Entry.Flags, from glibc's sysdeps/generic/ldconfig.h. They
@@ -387,9 +394,17 @@ func (c *Cache) Lookup(soname string, machine elf.Machine, class elf.Class) (str
 	if !ok || c == nil {
 		return "", false
 	}
+	c.indexOnce.Do(func() {
+		c.index = make(map[string][]int, len(c.Entries))
+		for i, e := range c.Entries {
+			k := key(e.Name)
+			c.index[k] = append(c.index[k], i)
+		}
+	})
 	fallback, found := "", false
-	for _, e := range c.Entries {
-		if e.HWCap&^hwcapTLS != 0 || !libEqual(e.Name, soname) {
+	for _, i := range c.index[key(soname)] {
+		e := &c.Entries[i]
+		if e.HWCap&^hwcapTLS != 0 {
 			continue
 		}
 		for i, f := range want {
@@ -407,27 +422,25 @@ func (c *Cache) Lookup(soname string, machine elf.Machine, class elf.Class) (str
 	return fallback, found
 }
 
-// libEqual reports whether _dl_cache_libcmp would call a and b equal: runs of
-// digits compare by value, so "libfoo.so.01" names the same key as
-// "libfoo.so.1".
-func libEqual(a, b string) bool {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if isDigit(a[i]) && isDigit(b[j]) {
-			x, ni := digitRun(a[i:])
-			y, nj := digitRun(b[j:])
-			if x != y {
-				return false
-			}
-			i, j = i+ni, j+nj
+// key is a name as _dl_cache_libcmp compares it: runs of digits by value, so
+// "libfoo.so.01" and "libfoo.so.1" have the same key. Two names are equal to
+// ld.so exactly when their keys are.
+func key(name string) string {
+	if !strings.Contains(name, "0") {
+		return name // no leading zero to drop
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		if isDigit(name[i]) {
+			v, n := digitRun(name[i:])
+			b.WriteString(v)
+			i += n
 			continue
 		}
-		if a[i] != b[j] {
-			return false
-		}
-		i, j = i+1, j+1
+		b.WriteByte(name[i])
+		i++
 	}
-	return i == len(a) && j == len(b)
+	return b.String()
 }
 
 // digitRun returns a run of digits with leading zeros dropped (so that runs

@@ -429,7 +429,7 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-func TestLibEqual(t *testing.T) {
+func TestKeyComparesLikeLdSo(t *testing.T) {
 	tests := []struct {
 		a, b string
 		want bool
@@ -446,8 +446,8 @@ func TestLibEqual(t *testing.T) {
 		{"lib00000000000000000000000000001", "lib1", true},
 	}
 	for _, tt := range tests {
-		if got := libEqual(tt.a, tt.b); got != tt.want {
-			t.Errorf("libEqual(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := key(tt.a) == key(tt.b); got != tt.want {
+			t.Errorf("key(%q) == key(%q) is %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -55,12 +55,26 @@ type Result struct {
 // script locates the package exactly as `import pkg` would (the same finders
 // and sys.path) without executing it: importing torch runs seconds of
 // initialisation that tells nothing about where its files are. A name that
-// is not a package, or is not installed, fails as import would.
-const script = `import importlib.util, importlib.metadata, os, sys
-spec = importlib.util.find_spec(sys.argv[1])
+// is not a package, or is not installed, fails as import would. The
+// interpreter's start is most of etlink's wait, so the script imports
+// nothing the start has not: importlib.util.find_spec costs a fifth of it in
+// imports, and calls the import system's _find_spec (the meta path finders
+// over sys.path), which the script calls directly where it exists;
+// importlib.metadata alone costs twice the start (see Version).
+const script = `import os, sys
+try:
+    from _frozen_importlib import _find_spec
+    spec = _find_spec(sys.argv[1], None)
+except ImportError:
+    import importlib.util
+    spec = importlib.util.find_spec(sys.argv[1])
 if spec is None or spec.origin is None:
     sys.exit("No module named " + repr(sys.argv[1]))
-print(os.path.dirname(os.path.abspath(spec.origin)))
+print(os.path.dirname(os.path.abspath(spec.origin)))`
+
+// versionScript asks the interpreter's importlib.metadata for the installed
+// distribution's version; it prints an empty line when there is none.
+const versionScript = `import importlib.metadata, sys
 try:
     print(importlib.metadata.version(sys.argv[1]))
 except Exception:
@@ -69,20 +83,24 @@ except Exception:
 // Timeout bounds one interpreter's answer.
 var Timeout = time.Minute
 
-// Find asks the interpreters where pkg is and returns the answer of the first
-// one, in the order given, that finds it. With pythons empty it asks "python3" on PATH, then /usr/bin/python3
-// (a distribution's torch is importable only by the system interpreter when a
+// defaultPythons are the interpreters Find and Guess ask when given none.
+var defaultPythons = []string{"python3", "/usr/bin/python3"}
+
+// Find asks the interpreters where pkg (a top-level package name) is and
+// returns the answer of the first one, in the order given, that finds it.
+// With pythons empty it asks "python3" on PATH, then /usr/bin/python3 (a
+// distribution's torch is importable only by the system interpreter when a
 // pyenv or venv python3 comes first on PATH).
 func Find(pkg string, pythons ...string) (*Result, error) {
 	if len(pythons) == 0 {
-		pythons = []string{"python3", "/usr/bin/python3"}
+		pythons = defaultPythons
 	}
 	// Ask every interpreter at once (a pyenv shim takes a third of a second
 	// to fail) and keep the answer of the first in order of preference.
 	type answer struct {
-		a            Attempt
-		dir, version string
-		asked        bool
+		a     Attempt
+		dir   string
+		asked bool
 	}
 	answers := make([]answer, len(pythons))
 	seen := map[string]bool{}
@@ -101,19 +119,28 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		seen[p] = true
 		answers[i].asked = true
 		wg.Go(func() {
-			dir, version, err := ask(p, pkg)
+			dir, err := ask(p, script, pkg)
+			if err == nil && !filepath.IsAbs(dir) {
+				err = fmt.Errorf("unexpected answer %q (want the package's directory)", dir)
+			}
 			if err != nil {
 				answers[i].a.Err = err.Error()
 				return
 			}
-			answers[i].dir, answers[i].version = dir, version
+			answers[i].dir = dir
 		})
 	}
 	wg.Wait()
 	var tried []Attempt
 	for _, an := range answers {
 		if an.a.Err == "" && an.asked {
-			return &Result{Dir: an.dir, Version: an.version, Python: an.a.Path, Skipped: tried}, nil
+			version, ok := Version(an.dir, pkg)
+			if !ok {
+				// Not beside the package: only the interpreter's own
+				// search of sys.path can say (a failure leaves it unknown).
+				version, _ = ask(an.a.Path, versionScript, pkg)
+			}
+			return &Result{Dir: an.dir, Version: version, Python: an.a.Path, Skipped: tried}, nil
 		}
 		if an.a.Err != "" {
 			tried = append(tried, an.a)
@@ -122,7 +149,46 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 	return nil, &NotFound{Package: pkg, Attempts: tried}
 }
 
-func ask(python, pkg string) (dir, version string, err error) {
+// ask runs a script with pkg as its argument and returns the last line it
+// printed (packages may print on import).
+// Guess returns where pkg most likely is for the first of the interpreters
+// (as Find orders them) under whose prefix a package directory of that name
+// exists in a usual site directory (prefix/lib/python3.X/site-packages,
+// prefix/local/lib/python3.X/dist-packages, Debian's
+// prefix/lib/python3/dist-packages), or "". It reads directories only, and
+// is no answer: a caller may read ahead from it while Find asks the
+// interpreter, and must use what it read only if Find names the same
+// directory (sys.path, .pth files and PYTHONPATH can point anywhere).
+func Guess(pkg string, pythons ...string) string {
+	if len(pythons) == 0 {
+		pythons = defaultPythons
+	}
+	for _, py := range pythons {
+		p, err := exec.LookPath(py)
+		if err != nil {
+			continue
+		}
+		p, _ = filepath.Abs(p)
+		prefixes := []string{filepath.Dir(filepath.Dir(p))} // a venv's, before links
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			prefixes = append(prefixes, filepath.Dir(filepath.Dir(real)))
+		}
+		for _, prefix := range prefixes {
+			for _, pattern := range []string{"local/lib/python3*/dist-packages", "lib/python3*/site-packages", "lib/python3/dist-packages", "lib/python3*/dist-packages"} {
+				sites, _ := filepath.Glob(filepath.Join(prefix, pattern))
+				for _, site := range sites {
+					dir := filepath.Join(site, pkg)
+					if _, err := os.Stat(filepath.Join(dir, "__init__.py")); err == nil {
+						return dir
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func ask(python, script, pkg string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-c", script, pkg)
@@ -130,16 +196,12 @@ func ask(python, pkg string) (dir, version string, err error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return "", "", fmt.Errorf("locating %s timed out after %s", pkg, Timeout)
+			return "", fmt.Errorf("locating %s timed out after %s", pkg, Timeout)
 		}
-		return "", "", errors.New(lastLine(stderr.String(), err.Error()))
+		return "", errors.New(lastLine(stderr.String(), err.Error()))
 	}
-	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
-	// Packages may print on import: the answer is the last two lines.
-	if len(lines) < 2 || lines[len(lines)-2] == "" {
-		return "", "", fmt.Errorf("unexpected output %q", stdout.String())
-	}
-	return lines[len(lines)-2], lines[len(lines)-1], nil
+	out := strings.TrimSuffix(stdout.String(), "\n")
+	return out[strings.LastIndex(out, "\n")+1:], nil
 }
 
 func lastLine(s, fallback string) string {
@@ -184,4 +246,79 @@ func PackageFiles(dir string) ([]string, error) {
 // name.cpython-311-x86_64-linux-gnu.so or name.abi3.so.
 func IsExtensionName(name string) bool {
 	return strings.HasSuffix(name, ".so") && (strings.Contains(name, ".cpython-") || strings.HasSuffix(name, ".abi3.so"))
+}
+
+// Version reads the version of the distribution named pkg from the metadata
+// installed beside its package directory (site-packages/pkg-1.0.dist-info/
+// METADATA, or an .egg-info directory's PKG-INFO, or an .egg-info file), as
+// importlib.metadata would find it in the same sys.path entry. ok is false
+// when there is no such metadata, or more than one candidate (which of them
+// Python reads depends on sys.path order: ask it).
+func Version(dir, pkg string) (version string, ok bool) {
+	ents, err := os.ReadDir(filepath.Dir(dir))
+	if err != nil {
+		return "", false
+	}
+	var found string
+	for _, e := range ents {
+		stem, isDist := strings.CutSuffix(e.Name(), ".dist-info")
+		if !isDist {
+			var isEgg bool
+			if stem, isEgg = strings.CutSuffix(e.Name(), ".egg-info"); !isEgg {
+				continue
+			}
+		}
+		name, _, _ := strings.Cut(stem, "-")
+		if normalize(name) != normalize(pkg) {
+			continue
+		}
+		if found != "" {
+			return "", false
+		}
+		found = filepath.Join(filepath.Dir(dir), e.Name())
+	}
+	if found == "" {
+		return "", false
+	}
+	meta := found // an .egg-info file is the metadata itself
+	if fi, err := os.Stat(found); err == nil && fi.IsDir() {
+		meta = filepath.Join(found, "METADATA")
+		if strings.HasSuffix(found, ".egg-info") {
+			meta = filepath.Join(found, "PKG-INFO")
+		}
+	}
+	data, err := os.ReadFile(meta)
+	if err != nil {
+		return "", false
+	}
+	// RFC 822 headers, up to the first empty line.
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Version:"); ok {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// normalize is the distribution-name comparison of PEP 503: case and runs
+// of "-", "_" and "." do not matter.
+func normalize(name string) string {
+	var b strings.Builder
+	sep := false
+	for _, r := range strings.ToLower(name) {
+		if r == '-' || r == '_' || r == '.' {
+			sep = true
+			continue
+		}
+		if sep && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		sep = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }

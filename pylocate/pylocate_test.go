@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/etlink/etlink/internal/testenv"
 )
 
 // fakePython writes an executable that answers like an interpreter would.
@@ -20,7 +22,9 @@ func fakePython(t *testing.T, body string) string {
 
 func TestFindReportsEveryAttempt(t *testing.T) {
 	broken := fakePython(t, `echo "ModuleNotFoundError: No module named 'torch'" >&2; exit 1`)
-	good := fakePython(t, `echo "noise printed on import"; echo /opt/site/torch; echo 2.1.0`)
+	// It answers the version question (importlib.metadata) too: there is
+	// no metadata beside /opt/site/torch.
+	good := fakePython(t, `case "$2" in *metadata*) echo 2.1.0;; *) echo "noise printed on import"; echo /opt/site/torch;; esac`)
 	res, err := Find("torch", "/nonexistent/python3", broken, good)
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +56,60 @@ func TestFindWithRealPython(t *testing.T) {
 	}
 }
 
+// TestVersionFromMetadata reads versions from the metadata beside a package,
+// as importlib.metadata finds it, and declines when Python must decide.
+func TestVersionFromMetadata(t *testing.T) {
+	site := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(site, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("torch/__init__.py", "")
+	write("torch-2.5.1+cpu.dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1+cpu\n\nVersion: not a header\n")
+	write("my_pkg/__init__.py", "")
+	write("My.Pkg-0.3.egg-info/PKG-INFO", "Name: My.Pkg\r\nVersion: 0.3\r\n")
+	write("eggfile/__init__.py", "")
+	write("eggfile-1.0.egg-info", "Version: 1.0\n")
+	write("twice/__init__.py", "")
+	write("twice-1.0.dist-info/METADATA", "Version: 1.0\n")
+	write("twice-2.0.dist-info/METADATA", "Version: 2.0\n")
+	write("bare/__init__.py", "")
+	for _, c := range []struct {
+		pkg, want string
+		ok        bool
+	}{
+		{"torch", "2.5.1+cpu", true},
+		{"my_pkg", "0.3", true},
+		{"eggfile", "1.0", true},
+		{"twice", "", false}, // which one Python reads depends on sys.path
+		{"bare", "", false},
+	} {
+		got, ok := Version(filepath.Join(site, c.pkg), c.pkg)
+		if got != c.want || ok != c.ok {
+			t.Errorf("Version(%s) = %q, %v; want %q, %v", c.pkg, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestVersionAgreesWithPython compares Version with importlib.metadata on
+// Debian's torch, whose metadata is an .egg-info directory.
+func TestVersionAgreesWithPython(t *testing.T) {
+	const dir = "/usr/lib/python3/dist-packages/torch"
+	testenv.NeedFiles(t, dir, "/usr/bin/python3")
+	want, err := ask("/usr/bin/python3", versionScript, "torch")
+	if err != nil || want == "" {
+		t.Fatalf("importlib.metadata: %q, %v", want, err)
+	}
+	if got, ok := Version(dir, "torch"); got != want || !ok {
+		t.Errorf("Version = %q, %v; importlib.metadata says %q", got, ok, want)
+	}
+}
+
 func TestPackageFiles(t *testing.T) {
 	files, err := PackageFiles("../testdata/demo/torch")
 	if err != nil {
@@ -63,5 +121,41 @@ func TestPackageFiles(t *testing.T) {
 	}
 	if _, err := PackageFiles(t.TempDir()); err == nil {
 		t.Error("an empty directory gave no error")
+	}
+}
+
+// TestGuessFindsTheUsualLayouts checks Guess on a venv-like prefix and on
+// Debian's system interpreter, whose guess must be Find's answer.
+func TestGuessFindsTheUsualLayouts(t *testing.T) {
+	prefix := t.TempDir()
+	bin := filepath.Join(prefix, "bin")
+	pkg := filepath.Join(prefix, "lib", "python3.12", "site-packages", "mypkg")
+	for _, d := range []string{bin, pkg} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "__init__.py"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	py := filepath.Join(bin, "python3")
+	if err := os.WriteFile(py, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Guess("mypkg", "/nonexistent/python3", py); got != pkg {
+		t.Errorf("Guess = %q, want %q", got, pkg)
+	}
+	if got := Guess("notapkg", py); got != "" {
+		t.Errorf("Guess of a missing package = %q", got)
+	}
+
+	const torch = "/usr/lib/python3/dist-packages/torch"
+	testenv.NeedFiles(t, torch, "/usr/bin/python3")
+	res, err := Find("torch", "/usr/bin/python3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Guess("torch", "/usr/bin/python3"); got != res.Dir {
+		t.Errorf("Guess = %q; Python finds torch at %q", got, res.Dir)
 	}
 }

@@ -7,7 +7,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -66,10 +65,9 @@ func JSON(w io.Writer, r *finding.Report) error {
 	if r.Inputs == nil {
 		r.Inputs = []finding.Input{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	head := *r
+	head.Findings = []finding.Finding{}
+	return EncodeJSON(w, &head, "findings", r.Findings)
 }
 
 // Text writes findings grouped by rule, then by component, each group a

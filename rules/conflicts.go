@@ -137,8 +137,9 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 	if b.Peer == nil {
 		return nil
 	}
-	var out []finding.Finding
-	for _, c := range b.Conflicts(ctx.ignore()) {
+	cs := b.Conflicts(ctx.ignore())
+	return each(len(cs), func(i int, out []finding.Finding) []finding.Finding {
+		c := &cs[i]
 		sev, linkage := severity(c.Wheel, c.Peer)
 		binds := bindDetails(c.Bindings)
 		det := ConflictDetails{Linkage: linkage, Wheel: defDetails(c.Wheel), Peer: defDetails(c.Peer), Bindings: binds}
@@ -156,8 +157,8 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 			f.Details = det
 			out = append(out, f)
 		}
-	}
-	return out
+		return out
+	})
 }
 
 func subject(ctx *Context, o *elfobj.Object, sym string) finding.Subject {

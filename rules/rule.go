@@ -8,8 +8,11 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/cmake"
@@ -88,11 +91,12 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 		}
 	}
 	wd, _ := os.Getwd()
-	for i := range out {
+	each(len(out), func(i int, _ []finding.Finding) []finding.Finding {
 		subj := out[i].Subject
 		subj.File = stablePath(subj.File, wd)
 		out[i].Fingerprint = finding.Fingerprint(out[i].Rule, subj)
-	}
+		return nil
+	})
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
 		if a.Severity != b.Severity {
@@ -110,6 +114,25 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 		return a.Subject.File < b.Subject.File
 	})
 	return out
+}
+
+// each calls fn for 0..n-1, GOMAXPROCS calls at a time on contiguous
+// ranges, and returns what the calls appended, in index order. A torch
+// conflict report has thousands of findings, each demangled and hashed:
+// the rules' share of a check is then worth spreading over the cores.
+func each(n int, fn func(i int, out []finding.Finding) []finding.Finding) []finding.Finding {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	parts := make([][]finding.Finding, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := n * w / workers; i < n*(w+1)/workers; i++ {
+				parts[w] = fn(i, parts[w])
+			}
+		})
+	}
+	wg.Wait()
+	return slices.Concat(parts...)
 }
 
 // newFinding fills the fields every finding of r shares.

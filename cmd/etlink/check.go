@@ -34,7 +34,7 @@ func runCheck(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	s, ok := a.open("check", fs.Args(), &pf, &out)
+	s, ok := a.open("check", fs.Args(), &pf, &out, false)
 	if !ok {
 		return exitError
 	}

@@ -64,8 +64,10 @@ type session struct {
 }
 
 // open reads the wheel side and the peer and builds the process. ok is
-// false after a usage or configuration error has been printed.
-func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags) (*session, bool) {
+// false after a usage or configuration error has been printed. narrow reads
+// the peer keeping only the symbols the conflict rules look at
+// (analyze.ConflictNames): conflicts asks nothing else of it, check does.
+func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, narrow bool) (*session, bool) {
 	order, err := analyze.ParseLoadOrder(pf.loadOrder)
 	if err != nil {
 		a.errorf("%s: %v", cmd, err)
@@ -84,24 +86,42 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags) 
 		a.errorf("%v", err)
 		return nil, false
 	}
+	// Python and ld.so.cache answer while the wheel is read.
+	torch := locateTorch(pf)
+	type loaded struct {
+		cache *ldcache.Cache
+		err   error
+	}
+	cacheCh := make(chan loaded, 1)
+	go func() {
+		c, err := ldcache.Load("/etc/ld.so.cache")
+		cacheCh <- loaded{c, err}
+	}()
 	s := &session{}
-	s.objs, s.inputs = a.readInputs(paths)
+	s.objs, s.inputs = a.readInputs(paths, elfobj.Options{})
+	var read elfobj.Options
+	if narrow {
+		read.Only = analyze.ConflictNames(s.objs)
+	}
+	ahead := readAhead(pf, torch, read)
 	wheel := analyze.NewSide("wheel", s.objs)
 	var peer *analyze.Side
 	var peerObjs []*elfobj.Object
 	if len(pf.with) > 0 {
 		var peerInputs []finding.Input
 		var ok bool
-		peer, peerObjs, peerInputs, ok = a.peerSide(pf.with, pf.python)
+		peer, peerObjs, peerInputs, ok = a.peerSide(pf.with, torch, ahead, read)
 		if !ok {
 			return nil, false
 		}
 		s.inputs = append(s.inputs, peerInputs...)
 	}
-	if s.cache, err = ldcache.Load("/etc/ld.so.cache"); err != nil {
-		a.notef("no ld.so.cache (%v): searching default directories only", err)
+	c := <-cacheCh
+	if s.cache = c.cache; c.err != nil {
+		a.notef("no ld.so.cache (%v): searching default directories only", c.err)
 	}
 	loader := analyze.NewLoader(s.cache, append(append([]*elfobj.Object(nil), s.objs...), peerObjs...))
+	loader.Read = read
 	s.build = analyze.NewBuild(loader, wheel, peer, order)
 	for _, err := range loader.Failures() {
 		a.notef("warning: %v", err)
@@ -114,6 +134,30 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags) 
 	return s, true
 }
 
+// located is Python's answer to where torch is, awaited by peerSide.
+type located struct {
+	res *pylocate.Result
+	err error
+}
+
+// locateTorch starts asking Python where torch is when --with torch asks
+// for it; nil otherwise.
+func locateTorch(pf *peerFlags) <-chan located {
+	if len(pf.with) != 1 || pf.with[0] != "torch" {
+		return nil
+	}
+	var pythons []string
+	if pf.python != "" {
+		pythons = []string{pf.python}
+	}
+	ch := make(chan located, 1)
+	go func() {
+		res, err := pylocate.Find("torch", pythons...)
+		ch <- located{res, err}
+	}()
+	return ch
+}
+
 func runConflicts(c *command, a *app, args []string) int {
 	var out outputFlags
 	var pf peerFlags
@@ -124,7 +168,7 @@ func runConflicts(c *command, a *app, args []string) int {
 	if fs.NArg() > 0 && len(pf.with) == 0 {
 		a.notef("no --with: checking duplicates inside the wheel only (ET302)")
 	}
-	s, ok := a.open("conflicts", fs.Args(), &pf, &out)
+	s, ok := a.open("conflicts", fs.Args(), &pf, &out, true)
 	if !ok {
 		return exitError
 	}
@@ -133,30 +177,71 @@ func runConflicts(c *command, a *app, args []string) int {
 	return a.emit(&out, failOn, r)
 }
 
-// peerSide reads the --with side: torch located through Python, or paths.
-func (a *app) peerSide(with []string, python string) (*analyze.Side, []*elfobj.Object, []finding.Input, bool) {
-	if len(with) == 1 && with[0] == "torch" {
-		var pythons []string
-		if python != "" {
-			pythons = []string{python}
-		}
-		res, err := pylocate.Find("torch", pythons...)
-		if err != nil {
-			a.errorf("--with torch: %v", err)
-			return nil, nil, nil, false
-		}
-		for _, s := range res.Skipped {
-			a.notef("%s does not find torch (%s)", s.Python, s.Err)
-		}
-		a.notef("torch %s at %s (via %s)", res.Version, res.Dir, res.Python)
-		files, err := pylocate.PackageFiles(res.Dir)
-		if err != nil {
-			a.errorf("--with torch: %v", err)
-			return nil, nil, nil, false
-		}
-		objs, inputs := a.readInputs(files)
-		return analyze.NewSide("torch", objs, analyze.TorchGlobalDeps), objs, inputs, true
+// peerRead is torch's files read from where pylocate.Guess expects torch,
+// before Python has said where it is.
+type peerRead struct {
+	dir   string
+	files []string
+	objs  []*elfobj.Object
+	errs  []error
+	err   error // from PackageFiles
+}
+
+// readAhead starts reading torch's files from the guessed directory while
+// Python answers (an interpreter's start is a third of the whole check);
+// nil when there is no guess.
+func readAhead(pf *peerFlags, torch <-chan located, read elfobj.Options) <-chan peerRead {
+	if torch == nil {
+		return nil
 	}
-	objs, inputs := a.readInputs(with)
-	return analyze.NewSide("peer", objs, analyze.TorchGlobalDeps), objs, inputs, true
+	var pythons []string
+	if pf.python != "" {
+		pythons = []string{pf.python}
+	}
+	dir := pylocate.Guess("torch", pythons...)
+	if dir == "" {
+		return nil
+	}
+	ch := make(chan peerRead, 1)
+	go func() {
+		r := peerRead{dir: dir}
+		if r.files, r.err = pylocate.PackageFiles(dir); r.err == nil {
+			r.objs, r.errs = elfobj.Open(r.files, read)
+		}
+		ch <- r
+	}()
+	return ch
+}
+
+// peerSide reads the --with side: torch located through Python (torch
+// from locateTorch; ahead, when not nil, what readAhead read), or paths.
+func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRead, read elfobj.Options) (*analyze.Side, []*elfobj.Object, []finding.Input, bool) {
+	if torch == nil {
+		objs, inputs := a.readInputs(with, read)
+		return analyze.NewSide("peer", objs, analyze.TorchGlobalDeps), objs, inputs, true
+	}
+	l := <-torch
+	if l.err != nil {
+		a.errorf("--with torch: %v", l.err)
+		return nil, nil, nil, false
+	}
+	for _, s := range l.res.Skipped {
+		a.notef("%s does not find torch (%s)", s.Python, s.Err)
+	}
+	a.notef("torch %s at %s (via %s)", l.res.Version, l.res.Dir, l.res.Python)
+	var r peerRead
+	if ahead != nil {
+		r = <-ahead // a wrong guess is read again below
+	}
+	if r.dir != l.res.Dir {
+		r = peerRead{dir: l.res.Dir}
+		if r.files, r.err = pylocate.PackageFiles(r.dir); r.err == nil {
+			r.objs, r.errs = elfobj.Open(r.files, read)
+		}
+	}
+	if r.err != nil {
+		a.errorf("--with torch: %v", r.err)
+		return nil, nil, nil, false
+	}
+	return analyze.NewSide("torch", r.objs, analyze.TorchGlobalDeps), r.objs, a.inputList(r.files, r.objs, r.errs), true
 }

@@ -121,8 +121,14 @@ func (o *outputFlags) loadConfig() (*rules.Config, error) {
 }
 
 // readInputs opens paths, printing an error line per unreadable input.
-func (a *app) readInputs(paths []string) ([]*elfobj.Object, []finding.Input) {
-	objs, errs := elfobj.Open(paths, elfobj.Options{})
+func (a *app) readInputs(paths []string, opt elfobj.Options) ([]*elfobj.Object, []finding.Input) {
+	objs, errs := elfobj.Open(paths, opt)
+	return objs, a.inputList(paths, objs, errs)
+}
+
+// inputList reports what reading paths gave (objs, errs): each error, each
+// path that held no ELF object, and the inputs for the report.
+func (a *app) inputList(paths []string, objs []*elfobj.Object, errs []error) []finding.Input {
 	failed := map[string]string{}
 	for _, err := range errs {
 		a.inputError(err)
@@ -148,7 +154,7 @@ func (a *app) readInputs(paths []string) ([]*elfobj.Object, []finding.Input) {
 	for _, p := range sortedKeys(failed) {
 		inputs = append(inputs, finding.Input{Path: p, Error: failed[p]})
 	}
-	return objs, inputs
+	return inputs
 }
 
 // emit writes the report and returns the exit code.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -46,16 +45,11 @@ func runScan(c *command, a *app, args []string) int {
 		a.errorf("scan: no PATH given\nRun 'etlink scan --help' for usage.")
 		return exitError
 	}
-	objs, inputs := a.readInputs(fs.Args())
+	objs, inputs := a.readInputs(fs.Args(), elfobj.Options{})
 	if out.format == "json" {
-		if objs == nil {
-			objs = []*elfobj.Object{}
-		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		err := enc.Encode(scanReport{SchemaVersion: finding.SchemaVersion,
-			Tool: finding.Tool{Name: "etlink", Version: version}, Command: "scan", Inputs: inputs, Objects: objs})
+		head := scanReport{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version},
+			Command: "scan", Inputs: inputs, Objects: []*elfobj.Object{}}
+		err := report.EncodeJSON(a.stdout, &head, "objects", objs)
 		if err != nil {
 			a.errorf("scan: %v", err)
 			return exitError

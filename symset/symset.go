@@ -1,0 +1,84 @@
+// Package symset is a set of symbol names built to be asked about far more
+// names than it holds: torch's load closure has hundreds of thousands of
+// dynamic symbols, often long mangled names, and only a few thousand of them
+// are ever of interest. A one-hash Bloom filter in front of the map rules
+// most names out with a few loads, where a map lookup hashes the whole name.
+package symset
+
+import "strings"
+
+// Set holds names and name prefixes. The zero Set is empty and ready to use;
+// a nil *Set holds every name (it is the "no filter" of elfobj.Options.Only).
+type Set struct {
+	bits     [filterBits / 64]uint64
+	names    map[string]struct{}
+	prefixes []string
+}
+
+// filterBits is 64 Kbit (8 KB): the filter stays in L1.
+const filterBits = 1 << 16
+
+// Add puts name in the set.
+func (s *Set) Add(name string) {
+	if s.names == nil {
+		s.names = map[string]struct{}{}
+	}
+	s.names[name] = struct{}{}
+	h := hash(name)
+	s.bits[h/64] |= 1 << (h % 64)
+}
+
+// AddPrefix makes every name that starts with p a member.
+func (s *Set) AddPrefix(p string) { s.prefixes = append(s.prefixes, p) }
+
+// Has reports whether name is in the set. On a nil Set it is always true.
+func (s *Set) Has(name string) bool {
+	if s == nil {
+		return true
+	}
+	for _, p := range s.prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	h := hash(name)
+	if s.bits[h/64]&(1<<(h%64)) == 0 {
+		return false
+	}
+	_, ok := s.names[name]
+	return ok
+}
+
+// Len is the number of names added (prefixes not counted).
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.names)
+}
+
+// hash mixes the length with the last 8 bytes: mangled names share their
+// first bytes (_ZN2at6native...) far more than their ends (the parameter
+// types), and one 8-byte read is one cache line of a name that is usually
+// not in cache. On torch's closure against the e2e wheel (1061 names), 2% of
+// the peer's exports pass the filter.
+func hash(s string) uint32 {
+	n := len(s)
+	h := uint64(n) * 0x9e3779b97f4a7c15
+	if n >= 8 {
+		h ^= load64(s[n-8:])
+	} else {
+		for i := 0; i < n; i++ {
+			h = h<<8 | uint64(s[i])
+		}
+	}
+	h = (h ^ h>>32) * 0x94d049bb133111eb
+	return uint32(h>>48) & (filterBits - 1)
+}
+
+// load64 reads the first 8 bytes of s, little-endian.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
