@@ -77,7 +77,13 @@ measure() {
 
 measure "etlink conflicts --with torch" "$work/etlink" conflicts "$work/wheel" --with torch --format json -q --fail-on none
 measure "etlink conflicts --with torch --python PY" "$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --format json -q --fail-on none
-measure "  of which: PY locating torch" "$python" -c 'import importlib.util, importlib.metadata; importlib.util.find_spec("torch"); importlib.metadata.version("torch")'
+# The script etlink runs, taken from pylocate's source so the two cannot drift.
+locate=$(sed -n '/^const script = `/,/`$/p' pylocate/pylocate.go | sed '1s/^const script = `//; $s/`$//')
+[[ $locate == *find_spec* ]] || {
+	echo "run.sh: pylocate's script not found in pylocate/pylocate.go" >&2
+	exit 1
+}
+measure "  of which: PY locating torch" "$python" -c "$locate" torch
 measure "nm -D --defined-only + ldd + sort + comm" bash testdata/e2e/oracle.sh "$work/wheel"
 measure "readelf --dyn-syms -W (same files)" readelf --dyn-syms -W "${files[@]}"
 measure "floor: read the symbol sections" bash -c 'exec "$0" <"$1"' "$work/floor" "$work/files"

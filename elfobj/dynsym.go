@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/etlink/etlink/symset"
@@ -29,62 +28,63 @@ import (
 // record it rejects) makes readDynsym decline, and Parse reads the file
 // through debug/elf: its answer, and its error, stay the reference.
 
-// sectionSource reads sections of one image with one ReadAt each, into a
-// scratch buffer reused from file to file: the tables are decoded and
-// dropped, and the strings an Object keeps are copied out of them.
+// sectionSource reads sections of one image with one ReadAt each, into
+// scratch buffers reused from file to file (scratch.go): the tables are
+// decoded and dropped, and the strings an Object keeps are copied out of
+// them.
 type sectionSource struct {
 	r       io.ReaderAt
 	size    uint64
-	scratch []byte
+	scratch []byte   // the buffer being filled
+	held    [][]byte // earlier buffers, still under slices handed out
 }
-
-// scratchFree keeps the scratch buffers of finished reads for the next ones.
-// Unlike a sync.Pool it survives garbage collections, which come often while
-// the symbol tables of a large closure pile up: fresh pages cost a page fault
-// each, so a buffer's pages are better touched once per process. It keeps at
-// most maxFree buffers of at most maxScratch bytes (a library with a huge
-// .dynsym gets a buffer of its own, dropped after).
-var scratchFree struct {
-	sync.Mutex
-	bufs [][]byte
-}
-
-const (
-	maxFree    = 16
-	maxScratch = 8 << 20
-)
 
 func newSource(r io.ReaderAt, size int64) *sectionSource {
-	src := &sectionSource{r: r, size: uint64(size)}
-	scratchFree.Lock()
-	if n := len(scratchFree.bufs); n > 0 {
-		src.scratch, scratchFree.bufs = scratchFree.bufs[n-1][:0], scratchFree.bufs[:n-1]
-	}
-	scratchFree.Unlock()
-	return src
+	return &sectionSource{r: r, size: uint64(size), scratch: takeScratch(headSize)}
 }
 
-// close gives the scratch buffer back; nothing bytes returned may be used after.
+// close gives the scratch buffers back; nothing bytes returned may be used after.
 func (src *sectionSource) close() {
-	if c := cap(src.scratch); c > 0 && c <= maxScratch {
-		scratchFree.Lock()
-		if len(scratchFree.bufs) < maxFree {
-			scratchFree.bufs = append(scratchFree.bufs, src.scratch[:0])
-		}
-		scratchFree.Unlock()
+	for _, b := range append(src.held, src.scratch) {
+		putScratch(b)
 	}
-	src.scratch = nil
+	src.scratch, src.held = nil, nil
 }
 
-// alloc returns n bytes of the scratch buffer, valid until close (a buffer
-// outgrown is left to the slices still using it).
-func (src *sectionSource) alloc(n int) []byte {
-	if len(src.scratch)+n > cap(src.scratch) {
-		src.scratch = make([]byte, 0, max(2*cap(src.scratch), n, 64<<10))
+// grow makes room for n more bytes in the scratch buffer. A buffer too small
+// is held until close: slices of it may still be in use.
+func (src *sectionSource) grow(n int) {
+	if len(src.scratch)+n <= cap(src.scratch) {
+		return
 	}
+	src.held = append(src.held, src.scratch)
+	src.scratch = takeScratch(n)
+}
+
+// alloc returns n bytes of the scratch buffer, valid until close.
+func (src *sectionSource) alloc(n int) []byte {
+	src.grow(n)
 	start := len(src.scratch)
 	src.scratch = src.scratch[:start+n]
 	return src.scratch[start : start+n : start+n]
+}
+
+// reserve makes room in the scratch buffer for every table readDynsym may
+// read of f, at once: one buffer of the right size rather than a chain of
+// outgrown ones.
+func (src *sectionSource) reserve(f *elf.File) {
+	var n uint64
+	for _, s := range f.Sections {
+		switch s.Type {
+		case elf.SHT_DYNAMIC, elf.SHT_DYNSYM, elf.SHT_STRTAB, elf.SHT_GNU_VERSYM, elf.SHT_GNU_VERDEF, elf.SHT_GNU_VERNEED:
+			if src.inFile(s) {
+				n += s.FileSize
+			}
+		}
+	}
+	if n <= src.size { // a table can only be as large as the file
+		src.grow(int(n))
+	}
 }
 
 // inFile reports whether a section lies inside the image.
@@ -214,6 +214,7 @@ func tabString(tab string, start int) string {
 // would read it as a symbol without a name.
 func readDynsym(f *elf.File, src *sectionSource, o *Object, only *symset.Set) (bool, error) {
 	t := &dynTables{f: f, src: src, bo: f.ByteOrder, strs: map[uint32]string{}, only: only}
+	src.reserve(f)
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
 		if !t.dynamic(ds, &d) {

@@ -1,0 +1,74 @@
+package elfobj
+
+import "sync"
+
+// Scratch buffers hold the tables of the images being read. They are kept
+// from file to file, for the life of the process: on the VMs etlink runs on
+// in CI, the first touch of a fresh 4 KB page costs about as much as reading
+// it from the page cache (13 us), so memory is better faulted in once. Large
+// buffers are mapped with transparent huge pages where the kernel offers
+// them (mapHuge), one fault per 2 MB.
+//
+// Unlike a sync.Pool, the free list survives garbage collections, which come
+// often while the symbol tables of a large closure pile up.
+var scratchFree struct {
+	sync.Mutex
+	bufs   [][]byte
+	mapped map[*byte]bool // buffers from mapHuge, by their first byte
+}
+
+const (
+	maxFree    = 16      // buffers kept
+	maxScratch = 8 << 20 // larger buffers (a library with huge tables) are dropped after use
+	minScratch = 64 << 10
+	hugeMin    = 2 << 20 // the size of one huge page
+)
+
+// takeScratch returns an empty buffer with room for n bytes: the smallest
+// free one that fits, or a new one.
+func takeScratch(n int) []byte {
+	scratchFree.Lock()
+	best := -1
+	for i, b := range scratchFree.bufs {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(scratchFree.bufs[best])) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		b := scratchFree.bufs[best]
+		scratchFree.bufs = append(scratchFree.bufs[:best], scratchFree.bufs[best+1:]...)
+		scratchFree.Unlock()
+		return b[:0]
+	}
+	scratchFree.Unlock()
+	n = max(n, minScratch)
+	if n >= hugeMin {
+		if b := mapHuge((n + hugeMin - 1) / hugeMin * hugeMin); b != nil {
+			scratchFree.Lock()
+			if scratchFree.mapped == nil {
+				scratchFree.mapped = map[*byte]bool{}
+			}
+			scratchFree.mapped[&b[:1][0]] = true
+			scratchFree.Unlock()
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, n)
+}
+
+// putScratch gives a buffer back: kept for the next reader, or dropped.
+func putScratch(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	scratchFree.Lock()
+	defer scratchFree.Unlock()
+	if cap(b) <= maxScratch && len(scratchFree.bufs) < maxFree {
+		scratchFree.bufs = append(scratchFree.bufs, b[:0])
+		return
+	}
+	if first := &b[:1][0]; scratchFree.mapped[first] {
+		delete(scratchFree.mapped, first)
+		unmapHuge(b[:cap(b)])
+	}
+}
