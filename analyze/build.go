@@ -192,19 +192,24 @@ type Build struct {
 	Process *Process
 }
 
-// NewBuild resolves both sides and runs the load-order simulation.
-func NewBuild(l *Loader, wheel, peer *Side, order []LoadStep) *Build {
-	b := &Build{Wheel: wheel, Peer: peer, Loader: l, Order: order, Process: NewProcess(l)}
-	// Both closures in one sweep: the sides share system libraries.
+// Roots lists what the sides dlopen, in order; nil sides are skipped.
+func Roots(sides ...*Side) []*elfobj.Object {
 	var roots []*elfobj.Object
-	for _, s := range []*Side{wheel, peer} {
+	for _, s := range sides {
 		if s != nil {
 			for _, r := range s.Roots {
 				roots = append(roots, r.Object)
 			}
 		}
 	}
-	l.Prefetch(roots)
+	return roots
+}
+
+// NewBuild resolves both sides and runs the load-order simulation.
+func NewBuild(l *Loader, wheel, peer *Side, order []LoadStep) *Build {
+	b := &Build{Wheel: wheel, Peer: peer, Loader: l, Order: order, Process: NewProcess(l)}
+	// Both closures in one sweep: the sides share system libraries.
+	l.Prefetch(Roots(wheel, peer))
 	wheel.resolve(l)
 	if peer != nil {
 		peer.resolve(l)

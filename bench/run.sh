@@ -56,49 +56,77 @@ mapfile -t files <"$work/files"
 # median FILE: the middle value of a column of numbers.
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-# measure NAME CMD...: warm-up, then $runs timed runs; appends
-# "NAME|median wall s|median CPU s|median peak RSS KB" to results.
-measure() {
-	local name=$1
+# The commands, each an array cmdK with its label in labels[K]. They run
+# interleaved (one run of each, $runs times) so that a change in the
+# machine's load shifts all of them alike, not one more than another.
+labels=()
+add() {
+	local k=${#labels[@]}
+	labels+=("$1")
 	shift
-	"$@" >/dev/null 2>&1 || true
-	: >"$work/wall"
-	: >"$work/cpu"
-	: >"$work/rss"
-	local i
-	for ((i = 0; i < runs; i++)); do
-		/usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>&1 || true
-		awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + p[j]; print s}' "$work/time" >>"$work/wall"
-		awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/time" >>"$work/cpu"
-		awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time" >>"$work/rss"
-	done
-	echo "$name|$(median "$work/wall")|$(median "$work/cpu")|$(median "$work/rss")" >>"$work/results"
+	declare -g -a "cmd$k"
+	local -n c="cmd$k"
+	c=("$@")
 }
 
-measure "etlink conflicts --with torch" "$work/etlink" conflicts "$work/wheel" --with torch --format json -q --fail-on none
-measure "etlink conflicts --with torch --python PY" "$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --format json -q --fail-on none
+add "etlink conflicts --with torch" "$work/etlink" conflicts "$work/wheel" --with torch --format json -q --fail-on none
+add "etlink conflicts --with torch --python PY" "$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --format json -q --fail-on none
 # The script etlink runs, taken from pylocate's source so the two cannot drift.
 locate=$(sed -n '/^const script = `/,/`$/p' pylocate/pylocate.go | sed '1s/^const script = `//; $s/`$//')
 [[ $locate == *find_spec* ]] || {
 	echo "run.sh: pylocate's script not found in pylocate/pylocate.go" >&2
 	exit 1
 }
-measure "  of which: PY locating torch" "$python" -c "$locate" torch
-measure "nm -D --defined-only + ldd + sort + comm" bash testdata/e2e/oracle.sh "$work/wheel"
-measure "readelf --dyn-syms -W (same files)" readelf --dyn-syms -W "${files[@]}"
-measure "floor: read the symbol sections" bash -c 'exec "$0" <"$1"' "$work/floor" "$work/files"
+add "  of which: PY locating torch" "$python" -c "$locate" torch
+add "nm -D --defined-only + ldd + sort + comm" bash testdata/e2e/oracle.sh "$work/wheel"
+add "readelf --dyn-syms -W (same files)" readelf --dyn-syms -W "${files[@]}"
+add "floor: read the symbol sections" "$work/floor" -list "$work/files"
+# What starting a process under /usr/bin/time costs by itself: subtracted
+# from every wall time above, so that ratios compare the commands' own time.
+add "timer: /usr/bin/time true" true
+
+# Wall time from the shell's microsecond clock around /usr/bin/time (whose
+# own figure has centiseconds: too coarse for a 40 ms floor), less the
+# timer line's median; CPU time and peak RSS from /usr/bin/time -v.
+for k in "${!labels[@]}"; do
+	declare -n c="cmd$k"
+	"${c[@]}" >/dev/null 2>&1 || true # warm-up
+	: >"$work/wall$k"
+	: >"$work/cpu$k"
+	: >"$work/rss$k"
+done
+for ((i = 0; i < runs; i++)); do
+	for k in "${!labels[@]}"; do
+		declare -n c="cmd$k"
+		start=$EPOCHREALTIME
+		/usr/bin/time -v -o "$work/time" "${c[@]}" >/dev/null 2>&1 || true
+		end=$EPOCHREALTIME
+		awk -v a="$start" -v b="$end" 'BEGIN {printf "%.6f\n", b - a}' >>"$work/wall$k"
+		awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/time" >>"$work/cpu$k"
+		awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time" >>"$work/rss$k"
+	done
+done
+for k in "${!labels[@]}"; do
+	echo "${labels[$k]}|$(median "$work/wall$k")|$(median "$work/cpu$k")|$(median "$work/rss$k")" >>"$work/results"
+done
 
 closure=$("$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --fail-on none 2>&1 >/dev/null | sed -n 's/.*, \([0-9]*\) in its load closure; wheel: \([0-9]*\) objects.*/\1 + \2/p')
-symbytes=$("$work/floor" <"$work/files" | sed -n 's/.* bytes \([0-9]*\)$/\1/p')
+symbytes=$("$work/floor" -list "$work/files" | sed -n 's/.* bytes \([0-9]*\)$/\1/p')
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -m),$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), load average$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
 echo "files: the wheel tree of testdata/e2e/build-wheel.sh and Debian's torch with its load closure:"
 echo "       ${#files[@]} files by ldd (etlink: torch closure + wheel = $closure objects), $(awk -v b="$symbytes" 'BEGIN {printf "%.1f", b / 1048576}') MB of .dynsym/.dynstr/.gnu.version*"
 echo "PY: $python"
-echo "median of $runs runs after a warm-up"
+echo "median of $runs runs, interleaved, after a warm-up"
 printf '%-45s %8s %8s %9s\n' "" wall cpu "peak RSS"
 awk -F'|' -v symbytes="$symbytes" '
-	{printf "%-45s %7.3fs %7.3fs %7.1f MB\n", $1, $2, $3, $4 / 1024; wall[NR] = $2; rss[NR] = $4}
+	{label[NR] = $1; raw[NR] = $2; cpu[NR] = $3; rss[NR] = $4}
 	END {
+		t = raw[NR] # the timer line, last
+		for (i = 1; i <= NR; i++) {
+			wall[i] = i < NR ? raw[i] - t : raw[i]
+			printf "%-45s %7.3fs %7.3fs %7.1f MB\n", label[i], wall[i], cpu[i], rss[i] / 1024
+		}
+		printf "(wall times are net of the timer line; it is shown as measured)\n"
 		et = wall[2]; nm = wall[4]; fl = wall[6]
 		if (et > 0) printf "etlink (--python PY) / nm pipeline:  %.3f (nm pipeline takes %.1fx as long)\n", et / nm, nm / et
 		if (fl > 0) printf "etlink (--python PY) / floor:        %.1f\n", et / fl

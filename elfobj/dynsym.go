@@ -95,14 +95,28 @@ func (src *sectionSource) inFile(s *elf.Section) bool {
 
 // bytes reads a section into the scratch buffer, valid until close.
 func (src *sectionSource) bytes(s *elf.Section) ([]byte, bool) {
-	if !src.inFile(s) {
+	return src.read(s.Offset, s.FileSize)
+}
+
+// read reads n bytes at off into the scratch buffer, valid until close;
+// false when they are not all inside the image.
+func (src *sectionSource) read(off, n uint64) ([]byte, bool) {
+	if end := off + n; end < off || end > src.size {
 		return nil, false
 	}
-	b := src.alloc(int(s.FileSize))
-	if got, _ := src.r.ReadAt(b, int64(s.Offset)); got < len(b) {
+	b := src.alloc(int(n))
+	if got, _ := src.r.ReadAt(b, int64(off)); got < len(b) {
 		return nil, false
 	}
 	return b, true
+}
+
+// head is the image's first bytes, as readHead read them.
+func (src *sectionSource) head() []byte {
+	if h, ok := src.r.(*headReader); ok {
+		return h.head
+	}
+	return nil
 }
 
 // headReader serves reads of an image's first bytes (ELF header and program

@@ -2,6 +2,7 @@ package elfobj
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,7 @@ type input struct {
 	path     string
 	real     string // absolute, symlinks resolved: identifies the file
 	explicit bool   // named by the caller, so not recognising it is an error
+	size     int64  // when a stat on the way told it, else 0
 	err      error
 }
 
@@ -77,7 +79,14 @@ func Open(paths []string, opt Options) (objs []*Object, errs []error) {
 			}
 		})
 	}
-	for i := range inputs {
+	// Largest first: a large library read last keeps one worker busy
+	// while the others have nothing left. Sizes not known come after.
+	order := make([]int, len(inputs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(inputs[b].size, inputs[a].size) })
+	for _, i := range order {
 		jobs <- i
 	}
 	close(jobs)
@@ -129,7 +138,7 @@ func collect(paths []string) []input {
 		case !fi.Mode().IsRegular():
 			in = append(in, input{path: p, err: errorf(p, "not a regular file but %s", kind(fi.Mode()))})
 		default:
-			in = append(in, input{path: p, explicit: true})
+			in = append(in, input{path: p, explicit: true, size: fi.Size()})
 		}
 	}
 	return in
@@ -152,7 +161,7 @@ func walk(dir string, in []input) []input {
 			in = append(in, input{path: p})
 		case t&fs.ModeSymlink != 0:
 			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				in = append(in, input{path: p})
+				in = append(in, input{path: p, size: fi.Size()})
 			}
 		}
 	}

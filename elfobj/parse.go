@@ -45,9 +45,15 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	if err := checkHeader(r, size); err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
-	f, err := elf.NewFile(r)
-	if err != nil {
-		return nil, &Error{Path: path, Err: describe(err)}
+	var f *elf.File
+	if src != nil {
+		f = lightFile(src)
+	}
+	light := f != nil
+	if !light {
+		if f, err = elf.NewFile(r); err != nil {
+			return nil, &Error{Path: path, Err: describe(err)}
+		}
 	}
 	if err := checkSections(f, size); err != nil {
 		return nil, &Error{Path: path, Err: err}
@@ -62,6 +68,12 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	if f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC {
 		if src != nil {
 			fastDone, err = readDynsym(f, src, o, opt.Only)
+		}
+		if light && !fastDone && err == nil {
+			// The readers below need debug/elf's own File.
+			if f, err = elf.NewFile(r); err != nil {
+				return nil, &Error{Path: path, Err: describe(err)}
+			}
 		}
 		if !fastDone && err == nil {
 			// debug/elf reads the file: first reject what it would accept

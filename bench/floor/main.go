@@ -15,6 +15,7 @@
 // Usage:
 //
 //	ldd-closure-of-something | floor [-j N]
+//	floor [-j N] -list FILE
 package main
 
 import (
@@ -32,9 +33,20 @@ import (
 
 func main() {
 	jobs := flag.Int("j", runtime.GOMAXPROCS(0), "files read at once")
+	list := flag.String("list", "", "read the paths from this file rather than stdin")
 	flag.Parse()
+	in := os.Stdin
+	if *list != "" {
+		f, err := os.Open(*list)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		in = f
+	}
 	var paths []string
-	sc := bufio.NewScanner(os.Stdin)
+	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		if p := sc.Text(); p != "" {
 			paths = append(paths, p)

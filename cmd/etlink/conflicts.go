@@ -103,25 +103,25 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	if narrow {
 		read.Only = analyze.ConflictNames(s.objs)
 	}
-	ahead := readAhead(pf, torch, read)
 	wheel := analyze.NewSide("wheel", s.objs)
-	var peer *analyze.Side
-	var peerObjs []*elfobj.Object
-	if len(pf.with) > 0 {
-		var peerInputs []finding.Input
-		var ok bool
-		peer, peerObjs, peerInputs, ok = a.peerSide(pf.with, torch, ahead, read)
-		if !ok {
-			return nil, false
-		}
-		s.inputs = append(s.inputs, peerInputs...)
-	}
 	c := <-cacheCh
 	if s.cache = c.cache; c.err != nil {
 		a.notef("no ld.so.cache (%v): searching default directories only", c.err)
 	}
-	loader := analyze.NewLoader(s.cache, append(append([]*elfobj.Object(nil), s.objs...), peerObjs...))
-	loader.Read = read
+	ahead := readAhead(pf, torch, read, wheel, s.cache)
+	var peer *analyze.Side
+	var loader *analyze.Loader
+	if len(pf.with) > 0 {
+		r, peerInputs, ok := a.peerSide(pf.with, torch, ahead, read)
+		if !ok {
+			return nil, false
+		}
+		peer, loader = r.side, r.loader
+		s.inputs = append(s.inputs, peerInputs...)
+	}
+	if loader == nil {
+		loader = newLoader(s.cache, wheel, peer, read)
+	}
 	s.build = analyze.NewBuild(loader, wheel, peer, order)
 	for _, err := range loader.Failures() {
 		a.notef("warning: %v", err)
@@ -177,20 +177,45 @@ func runConflicts(c *command, a *app, args []string) int {
 	return a.emit(&out, failOn, r)
 }
 
-// peerRead is torch's files read from where pylocate.Guess expects torch,
-// before Python has said where it is.
-type peerRead struct {
-	dir   string
-	files []string
-	objs  []*elfobj.Object
-	errs  []error
-	err   error // from PackageFiles
+// newLoader is the loader search of a process holding wheel and peer (nil
+// when there is none): it knows their objects, and reads others with read.
+func newLoader(cache *ldcache.Cache, wheel, peer *analyze.Side, read elfobj.Options) *analyze.Loader {
+	objs := append([]*elfobj.Object(nil), wheel.Inputs...)
+	if peer != nil {
+		objs = append(objs, peer.Inputs...)
+	}
+	l := analyze.NewLoader(cache, objs)
+	l.Read = read
+	return l
 }
 
-// readAhead starts reading torch's files from the guessed directory while
-// Python answers (an interpreter's start is a third of the whole check);
-// nil when there is no guess.
-func readAhead(pf *peerFlags, torch <-chan located, read elfobj.Options) <-chan peerRead {
+// peerRead is the peer read from files: its side and, when it was read
+// ahead, a loader that has already read both sides' load closures.
+type peerRead struct {
+	dir    string
+	files  []string
+	objs   []*elfobj.Object
+	errs   []error
+	err    error // from PackageFiles
+	side   *analyze.Side
+	loader *analyze.Loader
+}
+
+// readTorch reads torch's files in dir.
+func readTorch(dir string, read elfobj.Options) peerRead {
+	r := peerRead{dir: dir}
+	if r.files, r.err = pylocate.PackageFiles(dir); r.err == nil {
+		r.objs, r.errs = elfobj.Open(r.files, read)
+		r.side = analyze.NewSide("torch", r.objs, analyze.TorchGlobalDeps)
+	}
+	return r
+}
+
+// readAhead starts reading torch from where pylocate.Guess expects it, and
+// then both sides' load closures, while Python answers (an interpreter's
+// start is a third of the whole check); nil when there is no guess. What
+// it read is used only if Python names the same directory.
+func readAhead(pf *peerFlags, torch <-chan located, read elfobj.Options, wheel *analyze.Side, cache *ldcache.Cache) <-chan peerRead {
 	if torch == nil {
 		return nil
 	}
@@ -204,9 +229,10 @@ func readAhead(pf *peerFlags, torch <-chan located, read elfobj.Options) <-chan 
 	}
 	ch := make(chan peerRead, 1)
 	go func() {
-		r := peerRead{dir: dir}
-		if r.files, r.err = pylocate.PackageFiles(dir); r.err == nil {
-			r.objs, r.errs = elfobj.Open(r.files, read)
+		r := readTorch(dir, read)
+		if r.err == nil {
+			r.loader = newLoader(cache, wheel, r.side, read)
+			r.loader.Prefetch(analyze.Roots(wheel, r.side))
 		}
 		ch <- r
 	}()
@@ -215,15 +241,15 @@ func readAhead(pf *peerFlags, torch <-chan located, read elfobj.Options) <-chan 
 
 // peerSide reads the --with side: torch located through Python (torch
 // from locateTorch; ahead, when not nil, what readAhead read), or paths.
-func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRead, read elfobj.Options) (*analyze.Side, []*elfobj.Object, []finding.Input, bool) {
+func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRead, read elfobj.Options) (peerRead, []finding.Input, bool) {
 	if torch == nil {
 		objs, inputs := a.readInputs(with, read)
-		return analyze.NewSide("peer", objs, analyze.TorchGlobalDeps), objs, inputs, true
+		return peerRead{side: analyze.NewSide("peer", objs, analyze.TorchGlobalDeps)}, inputs, true
 	}
 	l := <-torch
 	if l.err != nil {
 		a.errorf("--with torch: %v", l.err)
-		return nil, nil, nil, false
+		return peerRead{}, nil, false
 	}
 	for _, s := range l.res.Skipped {
 		a.notef("%s does not find torch (%s)", s.Python, s.Err)
@@ -234,14 +260,11 @@ func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRea
 		r = <-ahead // a wrong guess is read again below
 	}
 	if r.dir != l.res.Dir {
-		r = peerRead{dir: l.res.Dir}
-		if r.files, r.err = pylocate.PackageFiles(r.dir); r.err == nil {
-			r.objs, r.errs = elfobj.Open(r.files, read)
-		}
+		r = readTorch(l.res.Dir, read)
 	}
 	if r.err != nil {
 		a.errorf("--with torch: %v", r.err)
-		return nil, nil, nil, false
+		return peerRead{}, nil, false
 	}
-	return analyze.NewSide("torch", r.objs, analyze.TorchGlobalDeps), r.objs, a.inputList(r.files, r.objs, r.errs), true
+	return r, a.inputList(r.files, r.objs, r.errs), true
 }
