@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -37,6 +38,9 @@ type sectionSource struct {
 	size    uint64
 	scratch []byte   // the buffer being filled
 	held    [][]byte // earlier buffers, still under slices handed out
+	// span holds the image's bytes from spanOff, read at once by reserve.
+	span    []byte
+	spanOff uint64
 }
 
 func newSource(r io.ReaderAt, size int64) *sectionSource {
@@ -71,20 +75,54 @@ func (src *sectionSource) alloc(n int) []byte {
 
 // reserve makes room in the scratch buffer for every table readDynsym may
 // read of f, at once: one buffer of the right size rather than a chain of
-// outgrown ones.
+// outgrown ones. When the tables lie together, as linkers lay them out
+// (.dynsym, .dynstr, .gnu.version, .gnu.version_r, one after the other in
+// the first segment), it reads them with one ReadAt, and read serves them
+// from that span.
 func (src *sectionSource) reserve(f *elf.File) {
-	var n uint64
-	for _, s := range f.Sections {
-		switch s.Type {
-		case elf.SHT_DYNAMIC, elf.SHT_DYNSYM, elf.SHT_STRTAB, elf.SHT_GNU_VERSYM, elf.SHT_GNU_VERDEF, elf.SHT_GNU_VERNEED:
-			if src.inFile(s) {
-				n += s.FileSize
-			}
+	var n, together, lo, hi uint64
+	lo = src.size
+	for _, s := range dynTableSections(f) {
+		if !src.inFile(s) || !plain(s) || s.FileSize == 0 {
+			continue
+		}
+		n += s.FileSize
+		if s.Type != elf.SHT_DYNAMIC { // in the data segment, away from the rest
+			together += s.FileSize
+			lo, hi = min(lo, s.Offset), max(hi, s.Offset+s.FileSize)
 		}
 	}
-	if n <= src.size { // a table can only be as large as the file
-		src.grow(int(n))
+	if n == 0 || n > src.size { // a table can only be as large as the file
+		return
 	}
+	if together > 0 && hi-lo <= together+together/4+64<<10 {
+		src.grow(int(n - together + hi - lo))
+		if b, ok := src.read(lo, hi-lo); ok {
+			src.spanOff, src.span = lo, b
+			return
+		}
+	}
+	src.grow(int(n))
+}
+
+// dynTableSections lists the sections readDynsym reads: the dynamic
+// section, the dynamic symbol and version tables, and the string tables
+// they link to.
+func dynTableSections(f *elf.File) []*elf.Section {
+	var out []*elf.Section
+	add := func(s *elf.Section) {
+		if s != nil && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, typ := range []elf.SectionType{elf.SHT_DYNAMIC, elf.SHT_DYNSYM, elf.SHT_GNU_VERSYM, elf.SHT_GNU_VERDEF, elf.SHT_GNU_VERNEED} {
+		s := f.SectionByType(typ)
+		add(s)
+		if s != nil && (typ == elf.SHT_DYNAMIC || typ == elf.SHT_DYNSYM) && s.Link > 0 && int(s.Link) < len(f.Sections) {
+			add(f.Sections[s.Link])
+		}
+	}
+	return out
 }
 
 // inFile reports whether a section lies inside the image.
@@ -103,6 +141,9 @@ func (src *sectionSource) bytes(s *elf.Section) ([]byte, bool) {
 func (src *sectionSource) read(off, n uint64) ([]byte, bool) {
 	if end := off + n; end < off || end > src.size {
 		return nil, false
+	}
+	if at := off - src.spanOff; src.span != nil && off >= src.spanOff && at+n <= uint64(len(src.span)) {
+		return src.span[at : at+n : at+n], true
 	}
 	b := src.alloc(int(n))
 	if got, _ := src.r.ReadAt(b, int64(off)); got < len(b) {
@@ -390,8 +431,12 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			s = &out[k]
 			s.Name = names.copy(int(name))
 		} else {
-			// Most names are not asked for: test them where they lie,
+			// Most names are not asked for: test them where they lie
+			// (most by their first bytes, without finding their end),
 			// and copy out only those kept.
+			if !t.only.MayHaveAt(str, int(name)) {
+				continue
+			}
 			nm := tabString(str, int(name))
 			if !t.only.Has(nm) {
 				continue

@@ -2,12 +2,14 @@ package elfobj
 
 import (
 	"debug/elf"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/etlink/etlink/internal/testenv"
+	"github.com/etlink/etlink/symset"
 )
 
 // benchLib is the largest library of Debian's python3-torch.
@@ -32,15 +34,23 @@ func symbolSectionBytes(b *testing.B, path string) int64 {
 }
 
 // BenchmarkReadDynsym reads libtorch_cpu's dynamic section and symbols with
-// the dynamic reader and with debug/elf (the reference, and what reading
-// initializers still uses).
+// the dynamic reader, with it keeping only a wheel's worth of names (as
+// etlink conflicts reads a peer), and with debug/elf (the reference, and
+// what reading initializers still uses).
 func BenchmarkReadDynsym(b *testing.B) {
 	testenv.NeedFiles(b, benchLib)
 	size := symbolSectionBytes(b, benchLib)
+	only := &symset.Set{}
+	only.AddPrefix("PyInit_")
+	for i := range 1000 {
+		only.Add(fmt.Sprintf("_ZN7leveldb2DB%dEv", i))
+		only.Add(fmt.Sprintf("xnn_create_operator_%d", i))
+	}
 	for _, c := range []struct {
 		name string
 		fast bool
-	}{{"dynsym", true}, {"debug-elf", false}} {
+		only *symset.Set
+	}{{"dynsym", true, nil}, {"dynsym-only", true, only}, {"debug-elf", false, nil}} {
 		b.Run(c.name, func(b *testing.B) {
 			f, err := os.Open(benchLib)
 			if err != nil {
@@ -54,8 +64,8 @@ func BenchmarkReadDynsym(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
-				o, err := parse(benchLib, "", f, fi.Size(), Options{}, c.fast)
-				if err != nil || len(o.Symbols) == 0 {
+				o, err := parse(benchLib, "", f, fi.Size(), Options{Only: c.only}, c.fast)
+				if err != nil || len(o.Symbols) == 0 && c.only == nil {
 					b.Fatal(o, err)
 				}
 			}

@@ -225,7 +225,10 @@ func PackageFiles(dir string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && p == lib {
+		if d.IsDir() && (p == lib || d.Name() == "__pycache__") {
+			// __pycache__ holds bytecode only: the import system never
+			// loads an extension module from it. Half of torch's
+			// directories are such caches.
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && IsExtensionName(d.Name()) {

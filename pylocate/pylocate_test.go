@@ -122,6 +122,21 @@ func TestPackageFiles(t *testing.T) {
 	if _, err := PackageFiles(t.TempDir()); err == nil {
 		t.Error("an empty directory gave no error")
 	}
+	// An extension-like name in __pycache__ is never imported.
+	dir := t.TempDir()
+	for _, rel := range []string{"sub/_ext.abi3.so", "__pycache__/_old.cpython-311-x86_64-linux-gnu.so", "sub/__pycache__/x.abi3.so"} {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err = PackageFiles(dir)
+	if err != nil || len(files) != 1 || files[0] != filepath.Join(dir, "sub/_ext.abi3.so") {
+		t.Errorf("PackageFiles = %v, %v; want only sub/_ext.abi3.so", files, err)
+	}
 }
 
 // TestGuessFindsTheUsualLayouts checks Guess on a venv-like prefix and on

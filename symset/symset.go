@@ -5,12 +5,16 @@
 // most names out with a few loads, where a map lookup hashes the whole name.
 package symset
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // Set holds names and name prefixes. The zero Set is empty and ready to use;
 // a nil *Set holds every name (it is the "no filter" of elfobj.Options.Only).
 type Set struct {
-	bits     [filterBits / 64]uint64
+	bits     [filterBits / 64]uint64 // by hash: length and last 8 bytes
+	heads    [filterBits / 64]uint64 // by headHash: the first 16 bytes
 	names    map[string]struct{}
 	prefixes []string
 }
@@ -26,6 +30,10 @@ func (s *Set) Add(name string) {
 	s.names[name] = struct{}{}
 	h := hash(name)
 	s.bits[h/64] |= 1 << (h % 64)
+	var b [16]byte
+	copy(b[:], name)
+	h = headHash(load64(string(b[:8])), load64(string(b[8:])))
+	s.heads[h/64] |= 1 << (h % 64)
 }
 
 // AddPrefix makes every name that starts with p a member.
@@ -47,6 +55,45 @@ func (s *Set) Has(name string) bool {
 	}
 	_, ok := s.names[name]
 	return ok
+}
+
+// MayHaveAt reports whether the NUL-terminated name at tab[off:] (a string
+// table, as in ELF) may be in the set, reading no more than its first 16
+// bytes: false means it is not. Has must decide a true. Finding where a
+// name ends costs a scan of it, which for the long mangled names of a
+// large library is most of the cost of ruling them out.
+func (s *Set) MayHaveAt(tab string, off int) bool {
+	if s == nil || off < 0 || off+16 > len(tab) {
+		return true
+	}
+	for _, p := range s.prefixes {
+		if strings.HasPrefix(tab[off:], p) {
+			return true
+		}
+	}
+	lo, hi := load64(tab[off:]), load64(tab[off+8:])
+	// Keep the bytes before the terminating NUL, as Add's zero padding.
+	if z := zeroBytes(lo); z != 0 {
+		lo &= 1<<(bits.TrailingZeros64(z)&^7) - 1
+		hi = 0
+	} else if z := zeroBytes(hi); z != 0 {
+		hi &= 1<<(bits.TrailingZeros64(z)&^7) - 1
+	}
+	h := headHash(lo, hi)
+	return s.heads[h/64]&(1<<(h%64)) != 0
+}
+
+// zeroBytes has the high bit of the lowest zero byte of v set (higher bits
+// may be set too, above it): the classic test for a zero byte in a word.
+func zeroBytes(v uint64) uint64 {
+	return (v - 0x0101010101010101) &^ v & 0x8080808080808080
+}
+
+// headHash mixes a name's first 16 bytes (zero past its end).
+func headHash(lo, hi uint64) uint32 {
+	h := lo*0x9e3779b97f4a7c15 ^ bits.RotateLeft64(hi*0xc2b2ae3d27d4eb4f, 31)
+	h = (h ^ h>>32) * 0x94d049bb133111eb
+	return uint32(h>>48) & (filterBits - 1)
 }
 
 // Len is the number of names added (prefixes not counted).

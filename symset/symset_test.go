@@ -2,6 +2,7 @@ package symset
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -37,4 +38,25 @@ func TestSet(t *testing.T) {
 	if !none.Has("anything") || none.Len() != 0 {
 		t.Error("a nil Set does not hold every name")
 	}
+}
+
+// FuzzMayHaveAt: a name added is never ruled out by MayHaveAt, wherever it
+// lies in a table and whatever follows it.
+func FuzzMayHaveAt(f *testing.F) {
+	f.Add("pthreadpool_create", []byte("xx"), []byte("_ZN2at6native"))
+	f.Add("", []byte{}, []byte("abc"))
+	f.Add("a", []byte("\x00"), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	f.Add("_ZN7leveldb2DB4OpenERKNS_7OptionsERKSsPPS0_", []byte("\x00_Z"), []byte("\x00"))
+	f.Fuzz(func(t *testing.T, name string, before, after []byte) {
+		if strings.IndexByte(name, 0) >= 0 {
+			return // not a name a string table can hold
+		}
+		var s Set
+		s.Add(name)
+		s.Add("cpuinfo_isa")
+		tab := string(before) + name + "\x00" + string(after)
+		if !s.MayHaveAt(tab, len(before)) {
+			t.Errorf("MayHaveAt ruled out %q, which was added (table %q)", name, tab)
+		}
+	})
 }

@@ -155,3 +155,72 @@ func TestRetentionBadInputs(t *testing.T) {
 		}
 	}
 }
+
+// fakeTorchPrefix makes an interpreter prefix whose site-packages holds a
+// torch directory (where pylocate.Guess looks) with the files of the demo's
+// torch when withLibs, and an interpreter there that answers "where is
+// torch" with answer.
+func fakeTorchPrefix(t *testing.T, withLibs bool, answer func(guessed string) string) (python, guessed string) {
+	t.Helper()
+	prefix := t.TempDir()
+	guessed = filepath.Join(prefix, "lib", "python3.11", "site-packages", "torch")
+	files := map[string]string{filepath.Join(guessed, "__init__.py"): ""}
+	if withLibs {
+		for _, rel := range []string{"lib/libtorch_cpu.so", "_C.cpython-311-x86_64-linux-gnu.so"} {
+			data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo", "torch", rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[filepath.Join(guessed, rel)] = string(data)
+		}
+	} else {
+		files[filepath.Join(guessed, "lib", "README")] = "no libraries here"
+	}
+	python = filepath.Join(prefix, "bin", "python3")
+	files[python] = "#!/bin/sh\necho " + answer(guessed) + "\n"
+	for p, body := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return python, guessed
+}
+
+// TestWithTorchReadAhead checks that what etlink reads where it guesses
+// torch is while Python answers is used only when Python names the same
+// directory: a wrong guess (a torch without libraries) must not change the
+// findings, and a right one must give those of --with DIR.
+func TestWithTorchReadAhead(t *testing.T) {
+	demoTorch, err := filepath.Abs(filepath.Join("..", "..", "testdata", "demo", "torch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wheel := filepath.Join("..", "..", "testdata", "demo", "wheel")
+	_, want, _ := runCLI(t, "conflicts", wheel, "--with", demoTorch, "--format", "json", "--fail-on", "none")
+	wantFindings := len(decodeReport(t, want).Findings)
+	if wantFindings == 0 {
+		t.Fatal("the demo corpus has no conflicts")
+	}
+	for _, c := range []struct {
+		name     string
+		withLibs bool
+		answer   func(guessed string) string
+	}{
+		{"wrong guess", false, func(string) string { return demoTorch }},
+		{"right guess", true, func(g string) string { return g }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			python, _ := fakeTorchPrefix(t, c.withLibs, c.answer)
+			code, out, errs := runCLI(t, "conflicts", wheel, "--with", "torch", "--python", python, "--format", "json", "--fail-on", "none")
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if got := len(decodeReport(t, out).Findings); got != wantFindings {
+				t.Errorf("%d findings, want %d as with --with %s\n%s", got, wantFindings, demoTorch, errs)
+			}
+		})
+	}
+}

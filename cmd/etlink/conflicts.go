@@ -86,8 +86,15 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		a.errorf("%v", err)
 		return nil, false
 	}
-	// Python and ld.so.cache answer while the wheel is read.
+	// Python and ld.so.cache answer while the wheel is read, and torch's
+	// files are listed where Python is likely to say it is.
 	torch := locateTorch(pf)
+	aheadIn, ahead := readAhead(pf, torch)
+	defer func() {
+		if aheadIn != nil {
+			close(aheadIn) // after its arguments, or to stop it
+		}
+	}()
 	type loaded struct {
 		cache *ldcache.Cache
 		err   error
@@ -108,7 +115,9 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	if s.cache = c.cache; c.err != nil {
 		a.notef("no ld.so.cache (%v): searching default directories only", c.err)
 	}
-	ahead := readAhead(pf, torch, read, wheel, s.cache)
+	if aheadIn != nil {
+		aheadIn <- aheadArgs{read, wheel, s.cache}
+	}
 	var peer *analyze.Side
 	var loader *analyze.Loader
 	if len(pf.with) > 0 {
@@ -201,23 +210,37 @@ type peerRead struct {
 	loader *analyze.Loader
 }
 
-// readTorch reads torch's files in dir.
-func readTorch(dir string, read elfobj.Options) peerRead {
+// listTorch lists torch's files in dir.
+func listTorch(dir string) peerRead {
 	r := peerRead{dir: dir}
-	if r.files, r.err = pylocate.PackageFiles(dir); r.err == nil {
-		r.objs, r.errs = elfobj.Open(r.files, read)
-		r.side = analyze.NewSide("torch", r.objs, analyze.TorchGlobalDeps)
-	}
+	r.files, r.err = pylocate.PackageFiles(dir)
 	return r
 }
 
-// readAhead starts reading torch from where pylocate.Guess expects it, and
-// then both sides' load closures, while Python answers (an interpreter's
-// start is a third of the whole check); nil when there is no guess. What
-// it read is used only if Python names the same directory.
-func readAhead(pf *peerFlags, torch <-chan located, read elfobj.Options, wheel *analyze.Side, cache *ldcache.Cache) <-chan peerRead {
+// open reads the files listed.
+func (r *peerRead) open(read elfobj.Options) {
+	if r.err == nil {
+		r.objs, r.errs = elfobj.Open(r.files, read)
+		r.side = analyze.NewSide("torch", r.objs, analyze.TorchGlobalDeps)
+	}
+}
+
+// aheadArgs is what reading ahead needs from the wheel's side.
+type aheadArgs struct {
+	read  elfobj.Options
+	wheel *analyze.Side
+	cache *ldcache.Cache
+}
+
+// readAhead starts reading torch from where pylocate.Guess expects it
+// while Python answers (an interpreter's start is a third of the whole
+// check): it lists torch's files at once, then, given the arguments on in
+// (the wheel read), reads them and both sides' load closures. What it read
+// is used only if Python names the same directory. Both channels are nil
+// when there is no guess; closing in without a send stops it.
+func readAhead(pf *peerFlags, torch <-chan located) (chan<- aheadArgs, <-chan peerRead) {
 	if torch == nil {
-		return nil
+		return nil, nil
 	}
 	var pythons []string
 	if pf.python != "" {
@@ -225,18 +248,22 @@ func readAhead(pf *peerFlags, torch <-chan located, read elfobj.Options, wheel *
 	}
 	dir := pylocate.Guess("torch", pythons...)
 	if dir == "" {
-		return nil
+		return nil, nil
 	}
-	ch := make(chan peerRead, 1)
+	in, out := make(chan aheadArgs, 1), make(chan peerRead, 1)
 	go func() {
-		r := readTorch(dir, read)
-		if r.err == nil {
-			r.loader = newLoader(cache, wheel, r.side, read)
-			r.loader.Prefetch(analyze.Roots(wheel, r.side))
+		r := listTorch(dir)
+		args, ok := <-in
+		if !ok {
+			return
 		}
-		ch <- r
+		if r.open(args.read); r.err == nil {
+			r.loader = newLoader(args.cache, args.wheel, r.side, args.read)
+			r.loader.Prefetch(analyze.Roots(args.wheel, r.side))
+		}
+		out <- r
 	}()
-	return ch
+	return in, out
 }
 
 // peerSide reads the --with side: torch located through Python (torch
@@ -260,7 +287,8 @@ func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRea
 		r = <-ahead // a wrong guess is read again below
 	}
 	if r.dir != l.res.Dir {
-		r = readTorch(l.res.Dir, read)
+		r = listTorch(l.res.Dir)
+		r.open(read)
 	}
 	if r.err != nil {
 		a.errorf("--with torch: %v", r.err)
