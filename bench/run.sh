@@ -4,7 +4,9 @@
 # sections), on the same files, in one run. Each command runs once to warm the
 # page cache, then $RUNS times (default 5) under /usr/bin/time -v; the script
 # prints the median wall time, CPU time (user + system) and peak RSS of each,
-# and the ratios. See bench/README.md for what each line measures.
+# and the ratios. Then etlink scan and retention on generated links of
+# growing size (PART=conflicts or PART=scaling runs one part). See
+# bench/README.md for what each line measures.
 #
 # Needs: Go, binutils, patchelf, g++, Debian's python3-torch and the
 # libraries testdata/e2e/build-wheel.sh grafts (see .ci/run).
@@ -18,119 +20,187 @@ trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/etlink" ./cmd/etlink
 go build -o "$work/floor" ./bench/floor
-bash testdata/e2e/build-wheel.sh "$work/wheel" >/dev/null 2>&1
-
-# The interpreter etlink's --with torch settles on (python3 on PATH, then
-# /usr/bin/python3), named with --python in the second etlink line so that
-# line does not pay for the ones that cannot import torch.
-python=
-for py in python3 /usr/bin/python3; do
-	if command -v "$py" >/dev/null && "$py" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)' 2>/dev/null; then
-		python=$(command -v "$py")
-		break
-	fi
-done
-[[ -n $python ]] || {
-	echo "run.sh: no python3 finds torch" >&2
-	exit 1
-}
-
-# The files every tool reads, as oracle.sh finds them: the wheel's ELF files,
-# torch's lib/*.so* (dangling links skipped) and extension modules, and what
-# ldd resolves for all of them, each real file once.
-{
-	find "$work/wheel" -type f -print0 | while IFS= read -r -d '' f; do
-		if head -c 4 "$f" | cmp -s - <(printf '\177ELF'); then echo "$f"; fi
-	done
-	find "$torch" \( -path "$torch/lib/*.so*" -o -name '*.cpython-*.so' -o -name '*.abi3.so' \) -print |
-		while IFS= read -r f; do [[ -e $f ]] && echo "$f"; done
-} >"$work/roots"
-{
-	cat "$work/roots"
-	while IFS= read -r f; do
-		{ ldd "$f" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $3; next} $1 ~ /^\// {print $1}'
-	done <"$work/roots"
-} | xargs -r readlink -f | sort -u >"$work/files"
-mapfile -t files <"$work/files"
-
 # median FILE: the middle value of a column of numbers.
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-# The commands, each an array cmdK with its label in labels[K]. They run
-# interleaved (one run of each, $runs times) so that a change in the
-# machine's load shifts all of them alike, not one more than another.
-labels=()
-add() {
-	local k=${#labels[@]}
-	labels+=("$1")
-	shift
-	declare -g -a "cmd$k"
-	local -n c="cmd$k"
-	c=("$@")
-}
+# conflicts_bench: etlink conflicts against binutils and the floor.
+conflicts_bench() {
+	bash testdata/e2e/build-wheel.sh "$work/wheel" >/dev/null 2>&1
 
-add "etlink conflicts --with torch" "$work/etlink" conflicts "$work/wheel" --with torch --format json -q --fail-on none
-add "etlink conflicts --with torch --python PY" "$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --format json -q --fail-on none
-# The script etlink runs, taken from pylocate's source so the two cannot drift.
-locate=$(sed -n '/^const script = `/,/`$/p' pylocate/pylocate.go | sed '1s/^const script = `//; $s/`$//')
-[[ $locate == *find_spec* ]] || {
-	echo "run.sh: pylocate's script not found in pylocate/pylocate.go" >&2
-	exit 1
-}
-add "  of which: PY locating torch" "$python" -c "$locate" torch
-add "nm -D --defined-only + ldd + sort + comm" bash testdata/e2e/oracle.sh "$work/wheel"
-add "readelf --dyn-syms -W (same files)" readelf --dyn-syms -W "${files[@]}"
-add "floor: read the symbol sections" "$work/floor" -list "$work/files"
-# What starting a process under /usr/bin/time costs by itself: subtracted
-# from every wall time above, so that ratios compare the commands' own time.
-add "timer: /usr/bin/time true" true
+	# The interpreter etlink's --with torch settles on (python3 on PATH, then
+	# /usr/bin/python3), named with --python in the second etlink line so that
+	# line does not pay for the ones that cannot import torch.
+	python=
+	for py in python3 /usr/bin/python3; do
+		if command -v "$py" >/dev/null && "$py" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)' 2>/dev/null; then
+			python=$(command -v "$py")
+			break
+		fi
+	done
+	[[ -n $python ]] || {
+		echo "run.sh: no python3 finds torch" >&2
+		exit 1
+	}
 
-# Wall time from the shell's microsecond clock around /usr/bin/time (whose
-# own figure has centiseconds: too coarse for a 40 ms floor), less the
-# timer line's median; CPU time and peak RSS from /usr/bin/time -v.
-for k in "${!labels[@]}"; do
-	declare -n c="cmd$k"
-	"${c[@]}" >/dev/null 2>&1 || true # warm-up
-	: >"$work/wall$k"
-	: >"$work/cpu$k"
-	: >"$work/rss$k"
-done
-for ((i = 0; i < runs; i++)); do
+	# The files every tool reads, as oracle.sh finds them: the wheel's ELF files,
+	# torch's lib/*.so* (dangling links skipped) and extension modules, and what
+	# ldd resolves for all of them, each real file once.
+	{
+		find "$work/wheel" -type f -print0 | while IFS= read -r -d '' f; do
+			if head -c 4 "$f" | cmp -s - <(printf '\177ELF'); then echo "$f"; fi
+		done
+		find "$torch" \( -path "$torch/lib/*.so*" -o -name '*.cpython-*.so' -o -name '*.abi3.so' \) -print |
+			while IFS= read -r f; do [[ -e $f ]] && echo "$f"; done
+	} >"$work/roots"
+	{
+		cat "$work/roots"
+		while IFS= read -r f; do
+			{ ldd "$f" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $3; next} $1 ~ /^\// {print $1}'
+		done <"$work/roots"
+	} | xargs -r readlink -f | sort -u >"$work/files"
+	mapfile -t files <"$work/files"
+
+
+	# The commands, each an array cmdK with its label in labels[K]. They run
+	# interleaved (one run of each, $runs times) so that a change in the
+	# machine's load shifts all of them alike, not one more than another.
+	labels=()
+	add() {
+		local k=${#labels[@]}
+		labels+=("$1")
+		shift
+		declare -g -a "cmd$k"
+		local -n c="cmd$k"
+		c=("$@")
+	}
+
+	add "etlink conflicts --with torch" "$work/etlink" conflicts "$work/wheel" --with torch --format json -q --fail-on none
+	add "etlink conflicts --with torch --python PY" "$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --format json -q --fail-on none
+	# The script etlink runs, taken from pylocate's source so the two cannot drift.
+	locate=$(sed -n '/^const script = `/,/`$/p' pylocate/pylocate.go | sed '1s/^const script = `//; $s/`$//')
+	[[ $locate == *find_spec* ]] || {
+		echo "run.sh: pylocate's script not found in pylocate/pylocate.go" >&2
+		exit 1
+	}
+	add "  of which: PY locating torch" "$python" -c "$locate" torch
+	add "nm -D --defined-only + ldd + sort + comm" bash testdata/e2e/oracle.sh "$work/wheel"
+	add "readelf --dyn-syms -W (same files)" readelf --dyn-syms -W "${files[@]}"
+	add "floor: read the symbol sections" "$work/floor" -list "$work/files"
+	# What starting a process under /usr/bin/time costs by itself: subtracted
+	# from every wall time above, so that ratios compare the commands' own time.
+	add "timer: /usr/bin/time true" true
+
+	# Wall time from the shell's microsecond clock around /usr/bin/time (whose
+	# own figure has centiseconds: too coarse for a 40 ms floor), less the
+	# timer line's median; CPU time and peak RSS from /usr/bin/time -v.
 	for k in "${!labels[@]}"; do
 		declare -n c="cmd$k"
-		start=$EPOCHREALTIME
-		/usr/bin/time -v -o "$work/time" "${c[@]}" >/dev/null 2>&1 || true
-		end=$EPOCHREALTIME
-		awk -v a="$start" -v b="$end" 'BEGIN {printf "%.6f\n", b - a}' >>"$work/wall$k"
-		awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/time" >>"$work/cpu$k"
-		awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time" >>"$work/rss$k"
+		"${c[@]}" >/dev/null 2>&1 || true # warm-up
+		: >"$work/wall$k"
+		: >"$work/cpu$k"
+		: >"$work/rss$k"
 	done
-done
-for k in "${!labels[@]}"; do
-	echo "${labels[$k]}|$(median "$work/wall$k")|$(median "$work/cpu$k")|$(median "$work/rss$k")" >>"$work/results"
-done
+	for ((i = 0; i < runs; i++)); do
+		for k in "${!labels[@]}"; do
+			declare -n c="cmd$k"
+			start=$EPOCHREALTIME
+			/usr/bin/time -v -o "$work/time" "${c[@]}" >/dev/null 2>&1 || true
+			end=$EPOCHREALTIME
+			awk -v a="$start" -v b="$end" 'BEGIN {printf "%.6f\n", b - a}' >>"$work/wall$k"
+			awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/time" >>"$work/cpu$k"
+			awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time" >>"$work/rss$k"
+		done
+	done
+	for k in "${!labels[@]}"; do
+		echo "${labels[$k]}|$(median "$work/wall$k")|$(median "$work/cpu$k")|$(median "$work/rss$k")" >>"$work/results"
+	done
 
-closure=$("$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --fail-on none 2>&1 >/dev/null | sed -n 's/.*, \([0-9]*\) in its load closure; wheel: \([0-9]*\) objects.*/\1 + \2/p')
-symbytes=$("$work/floor" -list "$work/files" | sed -n 's/.* bytes \([0-9]*\)$/\1/p')
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -m),$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), load average$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
-echo "files: the wheel tree of testdata/e2e/build-wheel.sh and Debian's torch with its load closure:"
-echo "       ${#files[@]} files by ldd (etlink: torch closure + wheel = $closure objects), $(awk -v b="$symbytes" 'BEGIN {printf "%.1f", b / 1048576}') MB of .dynsym/.dynstr/.gnu.version*"
-echo "PY: $python"
-echo "median of $runs runs, interleaved, after a warm-up"
-printf '%-45s %8s %8s %9s\n' "" wall cpu "peak RSS"
-awk -F'|' -v symbytes="$symbytes" '
-	{label[NR] = $1; raw[NR] = $2; cpu[NR] = $3; rss[NR] = $4}
-	END {
-		t = raw[NR] # the timer line, last
-		for (i = 1; i <= NR; i++) {
-			wall[i] = i < NR ? raw[i] - t : raw[i]
-			printf "%-45s %7.3fs %7.3fs %7.1f MB\n", label[i], wall[i], cpu[i], rss[i] / 1024
-		}
-		printf "(wall times are net of the timer line; it is shown as measured)\n"
-		et = wall[2]; nm = wall[4]; fl = wall[6]
-		if (et > 0) printf "etlink (--python PY) / nm pipeline:  %.3f (nm pipeline takes %.1fx as long)\n", et / nm, nm / et
-		if (fl > 0) printf "etlink (--python PY) / floor:        %.1f\n", et / fl
-		if (fl > 0) printf "(etlink - PY locating torch) / floor: %.1f\n", (et - wall[3]) / fl
-		if (wall[1] > 0) printf "etlink (PATH python3) / nm pipeline: %.3f (%.1fx)\n", wall[1] / nm, nm / wall[1]
-		if (symbytes > 0) printf "etlink peak RSS / symbol sections:   %.2f (%.1f MB / %.1f MB)\n", rss[2] * 1024 / symbytes, rss[2] / 1024, symbytes / 1048576
-	}' "$work/results"
+	closure=$("$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --fail-on none 2>&1 >/dev/null | sed -n 's/.*, \([0-9]*\) in its load closure; wheel: \([0-9]*\) objects.*/\1 + \2/p')
+	symbytes=$("$work/floor" -list "$work/files" | sed -n 's/.* bytes \([0-9]*\)$/\1/p')
+	echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -m),$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), load average$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /')"
+	echo "files: the wheel tree of testdata/e2e/build-wheel.sh and Debian's torch with its load closure:"
+	echo "       ${#files[@]} files by ldd (etlink: torch closure + wheel = $closure objects), $(awk -v b="$symbytes" 'BEGIN {printf "%.1f", b / 1048576}') MB of .dynsym/.dynstr/.gnu.version*"
+	echo "PY: $python"
+	echo "median of $runs runs, interleaved, after a warm-up"
+	printf '%-45s %8s %8s %9s\n' "" wall cpu "peak RSS"
+	awk -F'|' -v symbytes="$symbytes" '
+		{label[NR] = $1; raw[NR] = $2; cpu[NR] = $3; rss[NR] = $4}
+		END {
+			t = raw[NR] # the timer line, last
+			for (i = 1; i <= NR; i++) {
+				wall[i] = i < NR ? raw[i] - t : raw[i]
+				printf "%-45s %7.3fs %7.3fs %7.1f MB\n", label[i], wall[i], cpu[i], rss[i] / 1024
+			}
+			printf "(wall times are net of the timer line; it is shown as measured)\n"
+			et = wall[2]; nm = wall[4]; fl = wall[6]
+			if (et > 0) printf "etlink (--python PY) / nm pipeline:  %.3f (nm pipeline takes %.1fx as long)\n", et / nm, nm / et
+			if (fl > 0) printf "etlink (--python PY) / floor:        %.1f\n", et / fl
+			if (fl > 0) printf "(etlink - PY locating torch) / floor: %.1f\n", (et - wall[3]) / fl
+			if (wall[1] > 0) printf "etlink (PATH python3) / nm pipeline: %.3f (%.1fx)\n", wall[1] / nm, nm / wall[1]
+			if (symbytes > 0) printf "etlink peak RSS / symbol sections:   %.2f (%.1f MB / %.1f MB)\n", rss[2] * 1024 / symbytes, rss[2] / 1024, symbytes / 1048576
+		}' "$work/results"
+}
+
+# scaling_bench: etlink scan and etlink retention on a generated large link
+# (bench/genbuild: objects of FUNCS functions, each in its own section, every
+# 50th object a registering one, put in an archive the link never extracts
+# from), at each of SCALE_SIZES objects; the largest has a ~100 MB bfd map.
+# Cost per object and per MB of map should stay flat as the build grows.
+scaling_bench() {
+	sizes=(${SCALE_SIZES:-500 1000 2000})
+	funcs=${FUNCS:-330}
+	max=${sizes[${#sizes[@]} - 1]}
+	big=$work/big
+	go run ./bench/genbuild -n "$max" -f "$funcs" -o "$big/src"
+	find "$big/src" -name '*.s' -print0 | xargs -0 -P "$(nproc)" -n 50 sh -c 'for f; do as -o "${f%.s}.o" "$f" || exit 1; done' sh
+	echo
+	echo "scaling: $funcs functions an object, every 50th object registering (in an archive), median of ${SCALE_RUNS:-3} runs"
+	printf '%8s %9s %10s %10s %12s %14s %14s\n' objects "map MB" "scan" "retention" "ret. RSS" "scan/object" "retention/MB"
+	for n in "${sizes[@]}"; do
+		d=$big/n$n
+		mkdir -p "$d"
+		objs=() regs=()
+		for ((k = 0; k < n; k++)); do
+			if ((k % 50 == 0)); then regs+=("$big/src/o$k.o"); else objs+=("$big/src/o$k.o"); fi
+		done
+		ar rcs "$d/libregs.a" "${regs[@]}"
+		link=(g++ -shared -o "$d/libbig.so" "${objs[@]}" "$big/src/reg.o" -L"$d" -lregs -Wl,-Map,"$d/big.map")
+		"${link[@]}"
+		echo "${link[*]}" >"$d/link.log"
+		mapmb=$(awk -v b="$(stat -c %s "$d/big.map")" 'BEGIN {printf "%.1f", b / 1048576}')
+		for what in scan retention; do
+			: >"$work/s_wall"
+			: >"$work/s_rss"
+			for ((i = 0; i < ${SCALE_RUNS:-3}; i++)); do
+				start=$EPOCHREALTIME
+				if [[ $what == scan ]]; then
+					/usr/bin/time -v -o "$work/time" "$work/etlink" scan "${objs[@]}" "$d/libregs.a" --format json >/dev/null 2>&1 || true
+				else
+					/usr/bin/time -v -o "$work/time" "$work/etlink" retention "$d/link.log" "$d/big.map" --format json --fail-on none >/dev/null 2>&1 || true
+				fi
+				end=$EPOCHREALTIME
+				awk -v a="$start" -v b="$end" 'BEGIN {printf "%.6f\n", b - a}' >>"$work/s_wall"
+				awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time" >>"$work/s_rss"
+			done
+			declare "${what}_wall=$(median "$work/s_wall")" "${what}_rss=$(median "$work/s_rss")"
+		done
+		awk -v n="$n" -v mb="$mapmb" -v s="$scan_wall" -v r="$retention_wall" -v rss="$retention_rss" 'BEGIN {
+			printf "%8d %9s %9.3fs %9.3fs %9.1f MB %11.1f us %11.1f ms\n", n, mb, s, r, rss / 1024, s / n * 1e6, r / mb * 1e3 }'
+		rm -f "$d/libbig.so"
+	done
+}
+
+# PART=conflicts or PART=scaling runs one part; both by default.
+case ${PART:-all} in
+conflicts) conflicts_bench ;;
+scaling) scaling_bench ;;
+all)
+	conflicts_bench
+	echo
+	scaling_bench
+	;;
+*)
+	echo "run.sh: PART=$PART: want conflicts, scaling or all" >&2
+	exit 2
+	;;
+esac

@@ -191,10 +191,12 @@ type dynTables struct {
 	f    *elf.File
 	src  *sectionSource
 	bo   binary.ByteOrder
-	strs map[uint32]string // string tables read, by section index (scratch)
+	strs []strtabRead // string tables read (scratch); an image links one or two
 	// interned holds the version and library names copied out of the
-	// string table, each once.
-	interned map[string]string
+	// string table, each once: usually a few dozen, searched in order;
+	// past smallSet of them (a crafted table can hold 32767), by internedSet.
+	interned    []string
+	internedSet map[string]string
 	// err is a malformation no reader should accept (a name outside .dynstr).
 	err error
 	// only, when set, is the names to keep (Options.Only).
@@ -206,15 +208,37 @@ func (t *dynTables) intern(s string) string {
 	if s == "" {
 		return ""
 	}
-	if c, ok := t.interned[s]; ok {
-		return c
-	}
-	if t.interned == nil {
-		t.interned = map[string]string{}
+	if t.internedSet != nil {
+		if c, ok := t.internedSet[s]; ok {
+			return c
+		}
+	} else {
+		for _, c := range t.interned {
+			if c == s {
+				return c
+			}
+		}
 	}
 	c := strings.Clone(s)
-	t.interned[c] = c
+	t.interned = append(t.interned, c)
+	if len(t.interned) == smallSet {
+		t.internedSet = make(map[string]string, 2*smallSet)
+		for _, x := range t.interned {
+			t.internedSet[x] = x
+		}
+	} else if t.internedSet != nil {
+		t.internedSet[c] = c
+	}
 	return c
+}
+
+// smallSet is where a linear search stops being cheaper than a map.
+const smallSet = 32
+
+// strtabRead is a string table read, by its section index.
+type strtabRead struct {
+	link uint32
+	tab  string
 }
 
 // plain reports whether debug/elf's Section.Data would return s's bytes as
@@ -232,15 +256,17 @@ func (t *dynTables) strtab(link uint32) (string, bool) {
 	if link == 0 || link >= uint32(len(t.f.Sections)) || !plain(t.f.Sections[link]) {
 		return "", false
 	}
-	if s, ok := t.strs[link]; ok {
-		return s, true
+	for _, r := range t.strs {
+		if r.link == link {
+			return r.tab, true
+		}
 	}
 	b, ok := t.src.bytes(t.f.Sections[link])
 	if !ok {
 		return "", false
 	}
 	s := unsafe.String(unsafe.SliceData(b), len(b))
-	t.strs[link] = s
+	t.strs = append(t.strs, strtabRead{link, s})
 	return s, true
 }
 
@@ -268,7 +294,7 @@ func tabString(tab string, start int) string {
 // A symbol whose name lies outside the string table is an error: debug/elf
 // would read it as a symbol without a name.
 func readDynsym(f *elf.File, src *sectionSource, o *Object, only *symset.Set) (bool, error) {
-	t := &dynTables{f: f, src: src, bo: f.ByteOrder, strs: map[uint32]string{}, only: only}
+	t := &dynTables{f: f, src: src, bo: f.ByteOrder, only: only}
 	src.reserve(f)
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
