@@ -270,11 +270,8 @@ func TestDynsymDeclines(t *testing.T) {
 	}
 }
 
-// FuzzDynsym: the dynamic reader never panics, and on any input gives what
-// debug/elf gives: the same Object or the same error. Run it with
-// -fuzzminimizetime 1s: the seeds are whole ELF files, and minimizing one at
-// the default minute per input stalls a short run.
-func FuzzDynsym(f *testing.F) {
+// addELFSeeds seeds a fuzz target with the small ELF fixtures, whole.
+func addELFSeeds(f *testing.F) {
 	for _, dir := range []string{"elf/x86_64", "elf/aarch64", "broken"} {
 		paths, _ := filepath.Glob(filepath.Join("..", "testdata", dir, "*"))
 		for _, p := range paths {
@@ -283,6 +280,14 @@ func FuzzDynsym(f *testing.F) {
 			}
 		}
 	}
+}
+
+// FuzzDynsym: the dynamic reader never panics, and on any input gives what
+// debug/elf gives: the same Object or the same error. Run it with
+// -fuzzminimizetime 1s: the seeds are whole ELF files, and minimizing one at
+// the default minute per input stalls a short run.
+func FuzzDynsym(f *testing.F) {
+	addELFSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, wantErr := parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{}, false)
 		got, gotErr := parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{}, true)

@@ -5,7 +5,6 @@ import (
 	"debug/elf"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -73,14 +72,7 @@ func TestLightFileMatchesNewFile(t *testing.T) {
 
 // FuzzLightFile: whatever lightFile accepts, elf.NewFile reads the same.
 func FuzzLightFile(f *testing.F) {
-	for _, dir := range []string{"elf/x86_64", "elf/aarch64", "broken"} {
-		paths, _ := filepath.Glob(filepath.Join("..", "testdata", dir, "*"))
-		for _, p := range paths {
-			if b, err := os.ReadFile(p); err == nil && len(b) < 1<<16 && IsELF(b) {
-				f.Add(b)
-			}
-		}
-	}
+	addELFSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		light := lightOf(data)
 		if light == nil {

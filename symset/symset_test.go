@@ -60,3 +60,40 @@ func FuzzMayHaveAt(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkIntersect probes a wheel-sized set (2000 names) with a
+// library's worth of names that are mostly not in it, as reading a peer
+// with elfobj.Options.Only does, names lying in a string table: finding
+// each name's end then Has, or MayHaveAt first.
+func BenchmarkIntersect(b *testing.B) {
+	var s Set
+	for i := range 1000 {
+		s.Add(fmt.Sprintf("_ZN7leveldb2DB%dEv", i))
+		s.Add(fmt.Sprintf("xnn_create_operator_%d", i))
+	}
+	var tab strings.Builder
+	var offs []int
+	for i := range 50000 {
+		offs = append(offs, tab.Len())
+		fmt.Fprintf(&tab, "_ZN2at6native%dadd_outERKNS_6TensorES3_RKN3c106ScalarERS1_%c", i, 0)
+	}
+	str := tab.String()
+	b.Run("Has", func(b *testing.B) {
+		for b.Loop() {
+			for _, off := range offs {
+				if s.Has(str[off : off+strings.IndexByte(str[off:], 0)]) {
+					b.Fatal(off)
+				}
+			}
+		}
+	})
+	b.Run("MayHaveAt", func(b *testing.B) {
+		for b.Loop() {
+			for _, off := range offs {
+				if s.MayHaveAt(str, off) && s.Has(str[off:off+strings.IndexByte(str[off:], 0)]) {
+					b.Fatal(off)
+				}
+			}
+		}
+	})
+}
