@@ -2,7 +2,6 @@ package elfobj
 
 import (
 	"debug/elf"
-	"errors"
 	"sort"
 	"strings"
 
@@ -29,14 +28,11 @@ type fnSpan struct {
 
 // relInitializers finds the initializers of a relocatable object from its
 // .init_array/.ctors relocations, and what each calls from the relocations
-// inside its code: exact, since these are the references the linker resolves.
-func relInitializers(f *elf.File) ([]Initializer, error) {
-	syms, err := f.Symbols()
-	if errors.Is(err, elf.ErrNoSymbols) {
+// inside its code: exact, since these are the references the linker
+// resolves. syms is f's symbol table (f.Symbols()).
+func relInitializers(f *elf.File, syms []elf.Symbol) ([]Initializer, error) {
+	if len(syms) == 0 {
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	ro := &relObject{f: f, syms: syms, relocs: map[int][]reloc{}, funcs: map[int][]fnSpan{}}
 	for _, s := range f.Sections {

@@ -63,7 +63,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		// A PIE is ET_DYN too; only a program names an interpreter.
 		o.Executable = o.Executable || p.Type == elf.PT_INTERP
 	}
-	var dyn []elf.Symbol
+	var dyn, static []elf.Symbol
 	fastDone := false
 	if f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC {
 		if src != nil {
@@ -84,13 +84,19 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	switch {
 	case err != nil, fastDone:
 	case f.Type == elf.ET_REL:
-		o.Symbols, err = staticSymbols(f)
+		// Read once: the initializers are decoded against the same table.
+		if static, err = f.Symbols(); errors.Is(err, elf.ErrNoSymbols) {
+			static, err = nil, nil
+		}
+		if err == nil {
+			o.Symbols = staticSymbols(static)
+		}
 	default:
 		dyn, err = readDynamic(f, o)
 	}
 	if err == nil && opt.Initializers {
 		if f.Type == elf.ET_REL {
-			o.Initializers, err = relInitializers(f)
+			o.Initializers, err = relInitializers(f, static)
 		} else {
 			o.Initializers, err = dynInitializers(f, dyn)
 		}
@@ -248,15 +254,11 @@ func pathList(f *elf.File, tag elf.DynTag) ([]string, error) {
 	return out, nil
 }
 
-// staticSymbols keeps the non-local symbols of a relocatable object: what it
-// defines for others and what it needs from them.
-func staticSymbols(f *elf.File) ([]Symbol, error) {
-	syms, err := f.Symbols()
-	if errors.Is(err, elf.ErrNoSymbols) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
+// staticSymbols keeps the non-local symbols of a relocatable object's
+// symbol table: what it defines for others and what it needs from them.
+func staticSymbols(syms []elf.Symbol) []Symbol {
+	if len(syms) == 0 {
+		return nil
 	}
 	out := make([]Symbol, 0, len(syms)/2)
 	for i := range syms {
@@ -265,7 +267,7 @@ func staticSymbols(f *elf.File) ([]Symbol, error) {
 		}
 		out = append(out, convert(&syms[i]))
 	}
-	return out, nil
+	return out
 }
 
 func convert(s *elf.Symbol) Symbol {
