@@ -307,21 +307,36 @@ func (e *evaluator) cmdTargetLinkLibraries(c *ctx, cmd *Command, args []xarg) {
 	if len(ts) == 0 {
 		return
 	}
+	e.linkItems(cmd, args[1:], true, func(li LinkItem) {
+		for _, t := range ts {
+			t.Links = append(t.Links, li)
+		}
+	})
+}
+
+func (e *evaluator) cmdLinkLibraries(c *ctx, cmd *Command, args []xarg) {
+	e.linkItems(cmd, args, false, func(li LinkItem) { c.dir.linkLibs = append(c.dir.linkLibs, li) })
+}
+
+// scopeKeywords are target_link_libraries' scope keywords and the scope
+// each sets (the LINK_ ones are the pre-3.0 spellings).
+var scopeKeywords = map[string]string{
+	"PRIVATE": "PRIVATE", "PUBLIC": "PUBLIC", "INTERFACE": "INTERFACE",
+	"LINK_PRIVATE": "PRIVATE", "LINK_PUBLIC": "PUBLIC", "LINK_INTERFACE_LIBRARIES": "INTERFACE",
+}
+
+// linkItems reads the items of target_link_libraries (after the target;
+// scoped, so the scope keywords apply) or of link_libraries, and gives each
+// to add: every argument is a ;-list of items, and debug, optimized or
+// general applies to the argument after it.
+func (e *evaluator) linkItems(cmd *Command, args []xarg, scoped bool, add func(LinkItem)) {
 	scope, config := "", ""
-	for _, a := range args[1:] {
+	for _, a := range args {
+		if s, ok := scopeKeywords[a.val]; ok && scoped {
+			scope = s
+			continue
+		}
 		switch a.val {
-		case "PRIVATE", "PUBLIC", "INTERFACE":
-			scope = a.val
-			continue
-		case "LINK_PRIVATE":
-			scope = "PRIVATE"
-			continue
-		case "LINK_PUBLIC":
-			scope = "PUBLIC"
-			continue
-		case "LINK_INTERFACE_LIBRARIES":
-			scope = "INTERFACE"
-			continue
 		case "debug", "optimized":
 			config = a.val
 			continue
@@ -334,31 +349,7 @@ func (e *evaluator) cmdTargetLinkLibraries(c *ctx, cmd *Command, args []xarg) {
 			x.val = item
 			li := e.linkItem(cmd, x, scope)
 			li.Config = config
-			for _, t := range ts {
-				t.Links = append(t.Links, li)
-			}
-		}
-		config = ""
-	}
-}
-
-func (e *evaluator) cmdLinkLibraries(c *ctx, cmd *Command, args []xarg) {
-	config := ""
-	for _, a := range args {
-		switch a.val {
-		case "debug", "optimized":
-			config = a.val
-			continue
-		case "general":
-			config = ""
-			continue
-		}
-		for _, item := range splitList(a.val) {
-			x := a
-			x.val = item
-			li := e.linkItem(cmd, x, "")
-			li.Config = config
-			c.dir.linkLibs = append(c.dir.linkLibs, li)
+			add(li)
 		}
 		config = ""
 	}
