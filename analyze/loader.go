@@ -202,7 +202,7 @@ func (l *Loader) lookup(p string) *elfobj.Object {
 	l.opening[real] = done
 	l.mu.Unlock()
 
-	// Read outside the lock: Prefetch opens a level's libraries at once.
+	// Read outside the lock: Prefetch reads several libraries at once.
 	o, err := elfobj.OpenFile(p, real, l.Read)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -230,52 +230,53 @@ func (l *Loader) realFile(p string) (string, bool) {
 const maxLinks = 40
 
 func (l *Loader) realFileDepth(p string, depth int) (string, bool) {
-	l.mu.Lock()
-	r, ok := l.reals[p]
-	l.mu.Unlock()
-	if ok {
-		return r, r != ""
-	}
-	r = ""
-	dir, ok := l.realDir(filepath.Dir(p))
-	if ok && depth < maxLinks {
+	return l.remembered(p, func() string {
+		dir, ok := l.realDir(filepath.Dir(p))
+		if !ok || depth >= maxLinks {
+			return ""
+		}
 		q := filepath.Join(dir, filepath.Base(p))
-		if fi, err := os.Lstat(q); err == nil {
-			switch {
-			case fi.Mode().IsRegular():
-				r = q
-			case fi.Mode()&os.ModeSymlink != 0:
-				if t, err := os.Readlink(q); err == nil {
-					if !filepath.IsAbs(t) {
-						t = filepath.Join(dir, t)
-					}
-					r, _ = l.realFileDepth(t, depth+1)
+		fi, err := os.Lstat(q)
+		switch {
+		case err != nil:
+		case fi.Mode().IsRegular():
+			return q
+		case fi.Mode()&os.ModeSymlink != 0:
+			if t, err := os.Readlink(q); err == nil {
+				if !filepath.IsAbs(t) {
+					t = filepath.Join(dir, t)
 				}
+				r, _ := l.realFileDepth(t, depth+1)
+				return r
 			}
 		}
-	}
-	l.mu.Lock()
-	l.reals[p] = r
-	l.mu.Unlock()
-	return r, r != ""
+		return ""
+	})
 }
 
 // realDir resolves a directory's symlinks, once per directory.
 func (l *Loader) realDir(dir string) (string, bool) {
-	key := dir + "/" // never a file's key
+	return l.remembered(dir+"/", func() string { // the slash: never a file's key
+		r, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return ""
+		}
+		return r
+	})
+}
+
+// remembered returns the answer kept for key, or finds it with find (""
+// for none) and keeps it; find runs without the lock.
+func (l *Loader) remembered(key string, find func() string) (string, bool) {
 	l.mu.Lock()
 	r, ok := l.reals[key]
 	l.mu.Unlock()
-	if ok {
-		return r, r != ""
+	if !ok {
+		r = find()
+		l.mu.Lock()
+		l.reals[key] = r
+		l.mu.Unlock()
 	}
-	r, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		r = ""
-	}
-	l.mu.Lock()
-	l.reals[key] = r
-	l.mu.Unlock()
 	return r, r != ""
 }
 

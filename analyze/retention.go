@@ -576,14 +576,12 @@ func sameFile(mapPath, path string) bool {
 // objects and the shared libraries the link is predicted to keep.
 func (r *Retention) splits(f *LinkFacts) []Split {
 	regSyms := map[string]bool{}
-	var regSet symset.Set
 	var registrars []*elfobj.Object
 	note := func(o *elfobj.Object) {
 		if regs := r.Patterns.Registrations(o); len(regs) > 0 {
 			registrars = append(registrars, o)
 			for _, reg := range regs {
 				regSyms[reg.Call] = true
-				regSet.Add(reg.Call)
 			}
 		}
 	}
@@ -593,6 +591,10 @@ func (r *Retention) splits(f *LinkFacts) []Split {
 	}
 	if len(regSyms) == 0 {
 		return nil
+	}
+	var regSet symset.Set
+	for name := range regSyms {
+		regSet.Add(name)
 	}
 	defs := Index(set, &regSet)
 	var out []Split
