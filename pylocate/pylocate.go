@@ -149,8 +149,6 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 	return nil, &NotFound{Package: pkg, Attempts: tried}
 }
 
-// ask runs a script with pkg as its argument and returns the last line it
-// printed (packages may print on import).
 // Guess returns where pkg most likely is for the first of the interpreters
 // (as Find orders them) under whose prefix a package directory of that name
 // exists in a usual site directory (prefix/lib/python3.X/site-packages,
@@ -188,6 +186,8 @@ func Guess(pkg string, pythons ...string) string {
 	return ""
 }
 
+// ask runs a script with pkg as its argument and returns the last line it
+// printed (packages may print on import).
 func ask(python, script, pkg string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()

@@ -53,6 +53,15 @@ func (p *peerFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&p.loadOrder, "load-order", "torch,wheel", "import order and mode: comma-separated torch|wheel, each optionally :global")
 }
 
+// pythons are the interpreters to ask where torch is: --python, or none
+// (pylocate's defaults).
+func (p *peerFlags) pythons() []string {
+	if p.python == "" {
+		return nil
+	}
+	return []string{p.python}
+}
+
 // session is what conflicts and check read: the shipped objects, the peer,
 // and the simulated process that imports both.
 type session struct {
@@ -155,13 +164,9 @@ func locateTorch(pf *peerFlags) <-chan located {
 	if len(pf.with) != 1 || pf.with[0] != "torch" {
 		return nil
 	}
-	var pythons []string
-	if pf.python != "" {
-		pythons = []string{pf.python}
-	}
 	ch := make(chan located, 1)
 	go func() {
-		res, err := pylocate.Find("torch", pythons...)
+		res, err := pylocate.Find("torch", pf.pythons()...)
 		ch <- located{res, err}
 	}()
 	return ch
@@ -242,11 +247,7 @@ func readAhead(pf *peerFlags, torch <-chan located) (chan<- aheadArgs, <-chan pe
 	if torch == nil {
 		return nil, nil
 	}
-	var pythons []string
-	if pf.python != "" {
-		pythons = []string{pf.python}
-	}
-	dir := pylocate.Guess("torch", pythons...)
+	dir := pylocate.Guess("torch", pf.pythons()...)
 	if dir == "" {
 		return nil, nil
 	}
