@@ -82,27 +82,25 @@ type parsed struct {
 
 func parseFast(t *testing.T, path string) parsed {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var p parsed
-	p.file, p.fileErr = parse(path, filepath.Dir(path), f, fi.Size(), Options{}, true)
+	p.file, p.fileErr = parseFile(t, path, Options{}, true)
 	p.mem, p.memErr = parse(path, filepath.Dir(path), bytes.NewReader(data), int64(len(data)), Options{}, true)
 	return p
 }
 
 // parseSlow reads path through debug/elf, the reference.
 func parseSlow(t *testing.T, path string) (*Object, error) {
+	t.Helper()
+	return parseFile(t, path, Options{}, false)
+}
+
+// parseFile parses the file at path as Parse would read it from disk (fast)
+// or through debug/elf alone.
+func parseFile(t *testing.T, path string, opt Options, fast bool) (*Object, error) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -113,7 +111,7 @@ func parseSlow(t *testing.T, path string) (*Object, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parse(path, filepath.Dir(path), f, fi.Size(), Options{}, false)
+	return parse(path, filepath.Dir(path), f, fi.Size(), opt, fast)
 }
 
 // sameObject reports how got differs from want, or "" when they deep-equal.
@@ -317,15 +315,9 @@ func TestOnlyKeepsTheNamesAskedFor(t *testing.T) {
 			if err != nil {
 				return // errors are TestDynsymMatchesDebugELF's
 			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			fi, _ := f.Stat()
 			only := someNames(full)
 			for _, fast := range []bool{true, false} {
-				got, err := parse(path, filepath.Dir(path), f, fi.Size(), Options{Only: only}, fast)
+				got, err := parseFile(t, path, Options{Only: only}, fast)
 				if d := onlyDiff(full, only, got, err); d != "" {
 					t.Errorf("fast=%v: %s", fast, d)
 				}
