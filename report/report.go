@@ -6,15 +6,10 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/etlink/etlink/finding"
 )
@@ -200,7 +195,7 @@ func componentSummary(w io.Writer, comps []group) error {
 		rows = append(rows, []string{name, fmt.Sprint(n[finding.Error]), fmt.Sprint(n[finding.Warning]),
 			fmt.Sprint(n[finding.Note]), strings.Join(sortedKeys(files), " ")})
 	}
-	return table(w, []string{"COMPONENT", "ERROR", "WARNING", "NOTE", "FILES"}, rows)
+	return Table(w, []string{"COMPONENT", "ERROR", "WARNING", "NOTE", "FILES"}, rows)
 }
 
 func findingTable(w io.Writer, fs []*finding.Finding, verbose bool) error {
@@ -209,7 +204,7 @@ func findingTable(w io.Writer, fs []*finding.Finding, verbose bool) error {
 		for i, f := range fs {
 			rows[i] = []string{f.Severity.String(), subjectName(f), fileName(f), f.Message}
 		}
-		return table(w, []string{"SEVERITY", "SUBJECT", "FILE", "MESSAGE"}, rows)
+		return Table(w, []string{"SEVERITY", "SUBJECT", "FILE", "MESSAGE"}, rows)
 	}
 	for _, f := range fs {
 		fmt.Fprintf(w, "%s %s %s\n  %s\n", f.Severity, f.Rule, subjectName(f), f.Message)
@@ -264,41 +259,3 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
-
-// table writes a borderless, left-aligned table with no trailing blanks.
-func table(w io.Writer, header []string, rows [][]string) error {
-	var buf bytes.Buffer
-	t := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
-			},
-		})),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	t.Header(header)
-	for _, r := range rows {
-		if err := t.Append(r); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
-		if _, err := fmt.Fprintln(w, "  "+strings.TrimRight(line, " ")); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Table writes a plain table in the report's style (for inventories such as scan).
-func Table(w io.Writer, header []string, rows [][]string) error { return table(w, header, rows) }
