@@ -18,7 +18,8 @@ torch=${TORCH_DIR:-/usr/lib/python3/dist-packages/torch}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/etlink" ./cmd/etlink
+# etlink built as README.md installs it (static, CGO_ENABLED=0).
+CGO_ENABLED=0 go build -o "$work/etlink" ./cmd/etlink
 go build -o "$work/floor" ./bench/floor
 # median FILE: the middle value of a column of numbers.
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
