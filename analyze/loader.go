@@ -288,58 +288,136 @@ func (l *Loader) remembered(key string, find func() string) (string, bool) {
 // the search's is found under that chain (DT_RPATH differs only then); what
 // the search then needs and the prefetch did not read is read on demand.
 func (l *Loader) Prefetch(roots []*elfobj.Object) {
-	var (
-		mu      sync.Mutex
-		wake    = sync.NewCond(&mu)
-		queue   []Need
-		pending int // needs queued or being resolved
-	)
-	visit := func(o *elfobj.Object, chain []*elfobj.Object) { // mu held
-		l.mu.Lock()
-		seen := l.prefetched[o]
-		l.prefetched[o] = true
-		l.mu.Unlock()
-		if seen {
-			return // by this call or an earlier one
-		}
-		for _, name := range o.Needed {
-			queue = append(queue, Need{From: o, Chain: chain, Name: name})
-			pending++
-		}
-		wake.Broadcast()
-	}
-	mu.Lock()
+	p := l.startPrefetch()
 	for _, r := range roots {
-		visit(r, nil)
+		p.visit(r, nil)
 	}
-	mu.Unlock()
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			mu.Lock()
-			defer mu.Unlock()
-			for {
-				for len(queue) == 0 && pending > 0 {
-					wake.Wait()
-				}
-				if len(queue) == 0 {
-					return
-				}
-				n := queue[0]
-				queue = queue[1:]
-				mu.Unlock()
-				res := l.Resolve(n.From, n.Chain, n.Name)
-				mu.Lock()
-				if res.Object != nil {
-					visit(res.Object, append([]*elfobj.Object{n.From}, n.Chain...))
-				}
-				if pending--; pending == 0 {
-					wake.Broadcast()
+	p.wait()
+}
+
+// OpenInputs reads the files paths name, as elfobj.Open does (the same
+// objects, errors and order), makes them known as inputs are, and
+// prefetches the closure of roots and of those objects while they are
+// being read: a library's DT_NEEDED entries are looked up as soon as it
+// has been read, so the closure is read beside the largest input instead
+// of after it. The files about to be read are claimed before any search
+// starts, so that a search reaching one of them under another name waits
+// for it rather than reading it a second time: each file stays one Object,
+// under the name the caller listed.
+func (l *Loader) OpenInputs(paths []string, roots []*elfobj.Object) ([]*elfobj.Object, []error) {
+	p := l.startPrefetch()
+	p.hold()
+	objs, errs := elfobj.OpenStream(paths, l.Read, elfobj.Stream{
+		Listed: func(reals []string) {
+			l.mu.Lock()
+			for _, r := range reals {
+				if _, ok := l.known[r]; !ok && l.opening[r] == nil {
+					l.opening[r] = make(chan struct{})
 				}
 			}
-		})
+			l.mu.Unlock()
+			for _, r := range roots {
+				p.visit(r, nil)
+			}
+		},
+		Read: func(real string, objs []*elfobj.Object) {
+			l.mu.Lock()
+			for _, o := range objs {
+				l.remember(o)
+			}
+			if done := l.opening[real]; done != nil {
+				delete(l.opening, real)
+				close(done)
+			}
+			l.mu.Unlock()
+			for _, o := range objs {
+				p.visit(o, nil)
+			}
+		},
+	})
+	p.done() // the hold: every input has been read
+	p.wait()
+	return objs, errs
+}
+
+// prefetch is a closure read in progress: DT_NEEDED entries queued, and
+// GOMAXPROCS workers resolving them (which reads the libraries found).
+type prefetch struct {
+	l       *Loader
+	mu      sync.Mutex
+	wake    *sync.Cond
+	queue   []Need
+	pending int // needs queued or being resolved, and holds
+	wg      sync.WaitGroup
+}
+
+func (l *Loader) startPrefetch() *prefetch {
+	p := &prefetch{l: l}
+	p.wake = sync.NewCond(&p.mu)
+	for range runtime.GOMAXPROCS(0) {
+		p.wg.Go(p.work)
 	}
-	wg.Wait()
+	return p
+}
+
+// visit queues o's DT_NEEDED entries, unless o has been visited before (by
+// this prefetch or an earlier one).
+func (p *prefetch) visit(o *elfobj.Object, chain []*elfobj.Object) {
+	p.l.mu.Lock()
+	seen := p.l.prefetched[o]
+	p.l.prefetched[o] = true
+	p.l.mu.Unlock()
+	if seen {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, name := range o.Needed {
+		p.queue = append(p.queue, Need{From: o, Chain: chain, Name: name})
+		p.pending++
+	}
+	p.wake.Broadcast()
+}
+
+// hold keeps the workers waiting for more even when the queue runs dry:
+// objects are still being read elsewhere. done ends the hold.
+func (p *prefetch) hold() {
+	p.mu.Lock()
+	p.pending++
+	p.mu.Unlock()
+}
+
+// done ends one pending item (a need or a hold), and wakes the workers to
+// leave at the last.
+func (p *prefetch) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending--; p.pending == 0 {
+		p.wake.Broadcast()
+	}
+}
+
+// wait returns once nothing is pending: the closure is read.
+func (p *prefetch) wait() { p.wg.Wait() }
+
+func (p *prefetch) work() {
+	for {
+		p.mu.Lock()
+		for len(p.queue) == 0 && p.pending > 0 {
+			p.wake.Wait()
+		}
+		if len(p.queue) == 0 {
+			p.mu.Unlock()
+			return
+		}
+		n := p.queue[0]
+		p.queue = p.queue[1:]
+		p.mu.Unlock()
+		if res := p.l.Resolve(n.From, n.Chain, n.Name); res.Object != nil {
+			p.visit(res.Object, append([]*elfobj.Object{n.From}, n.Chain...))
+		}
+		p.done()
+	}
 }
 
 // Need is one DT_NEEDED entry to resolve.

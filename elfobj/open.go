@@ -64,7 +64,34 @@ type result struct {
 // others. A path given explicitly that is not ELF, an archive or a wheel is an
 // error; such a file found while walking a directory is skipped.
 func Open(paths []string, opt Options) (objs []*Object, errs []error) {
+	return OpenStream(paths, opt, Stream{})
+}
+
+// Stream lets a caller act on what Open reads while it is still reading:
+// the loader starts on a library's DT_NEEDED entries as soon as it is read.
+type Stream struct {
+	// Listed, when set, receives the real paths of the files about to be
+	// read, once, before any is read.
+	Listed func(reals []string)
+	// Read, when set, receives each listed file's objects as soon as it
+	// has been read (none when it failed or is not ELF), from the
+	// goroutine that read it; exactly once per real path Listed gave.
+	Read func(real string, objs []*Object)
+}
+
+// OpenStream is Open, telling s what it reads as it reads it. It returns
+// what Open returns.
+func OpenStream(paths []string, opt Options, s Stream) (objs []*Object, errs []error) {
 	inputs := dedupe(collect(paths))
+	if s.Listed != nil {
+		var reals []string
+		for _, in := range inputs {
+			if in.err == nil {
+				reals = append(reals, in.real)
+			}
+		}
+		s.Listed(reals)
+	}
 	results := make([]result, len(inputs))
 	workers := opt.Workers
 	if workers <= 0 {
@@ -76,6 +103,9 @@ func Open(paths []string, opt Options) (objs []*Object, errs []error) {
 		wg.Go(func() {
 			for i := range jobs {
 				results[i] = readInput(inputs[i], opt)
+				if s.Read != nil && inputs[i].err == nil {
+					s.Read(inputs[i].real, results[i].objs)
+				}
 			}
 		})
 	}
@@ -268,20 +298,22 @@ func kind(m fs.FileMode) string {
 	return "a special file"
 }
 
+// readFile is an open input: read at offsets, then closed.
+type readFile interface {
+	io.ReaderAt
+	io.Closer
+}
+
 // openHead opens a regular file and reads its first bytes, enough for every
 // magic Open knows.
-func openHead(p string) (*os.File, int64, []byte, error) {
-	f, err := os.Open(p)
+func openHead(p string) (readFile, int64, []byte, error) {
+	f, size, mode, err := openRead(p)
 	if err != nil {
 		return nil, 0, nil, ioError(p, err)
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("not a regular file but %s", kind(fi.Mode()))
-	}
-	if err != nil {
+	if !mode.IsRegular() {
 		f.Close()
-		return nil, 0, nil, ioError(p, err)
+		return nil, 0, nil, ioError(p, fmt.Errorf("not a regular file but %s", kind(mode)))
 	}
 	head := make([]byte, 8)
 	n, err := f.ReadAt(head, 0)
@@ -289,7 +321,7 @@ func openHead(p string) (*os.File, int64, []byte, error) {
 		f.Close()
 		return nil, 0, nil, ioError(p, err)
 	}
-	return f, fi.Size(), head[:n], nil
+	return f, size, head[:n], nil
 }
 
 // memberObjects parses the ELF members of an archive whose data r holds (or,

@@ -124,13 +124,14 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	if s.cache = c.cache; c.err != nil {
 		a.notef("no ld.so.cache (%v): searching default directories only", c.err)
 	}
+	args := peerArgs{read, wheel, s.cache}
 	if aheadIn != nil {
-		aheadIn <- aheadArgs{read, wheel, s.cache}
+		aheadIn <- args
 	}
 	var peer *analyze.Side
 	var loader *analyze.Loader
 	if len(pf.with) > 0 {
-		r, peerInputs, ok := a.peerSide(pf.with, torch, ahead, read)
+		r, peerInputs, ok := a.peerSide(pf.with, torch, ahead, args)
 		if !ok {
 			return nil, false
 		}
@@ -203,8 +204,8 @@ func newLoader(cache *ldcache.Cache, wheel, peer *analyze.Side, read elfobj.Opti
 	return l
 }
 
-// peerRead is the peer read from files: its side and, when it was read
-// ahead, a loader that has already read both sides' load closures.
+// peerRead is the peer read from files: its side, and a loader that has
+// already read both sides' load closures.
 type peerRead struct {
 	dir    string
 	files  []string
@@ -222,16 +223,18 @@ func listTorch(dir string) peerRead {
 	return r
 }
 
-// open reads the files listed.
-func (r *peerRead) open(read elfobj.Options) {
+// open reads the files listed and, while it does, both sides' load
+// closures.
+func (r *peerRead) open(args peerArgs) {
 	if r.err == nil {
-		r.objs, r.errs = elfobj.Open(r.files, read)
+		r.loader = newLoader(args.cache, args.wheel, nil, args.read)
+		r.objs, r.errs = r.loader.OpenInputs(r.files, analyze.Roots(args.wheel))
 		r.side = analyze.NewSide("torch", r.objs, analyze.TorchGlobalDeps)
 	}
 }
 
-// aheadArgs is what reading ahead needs from the wheel's side.
-type aheadArgs struct {
+// peerArgs is what reading the peer needs from the wheel's side.
+type peerArgs struct {
 	read  elfobj.Options
 	wheel *analyze.Side
 	cache *ldcache.Cache
@@ -243,7 +246,7 @@ type aheadArgs struct {
 // (the wheel read), reads them and both sides' load closures. What it read
 // is used only if Python names the same directory. Both channels are nil
 // when there is no guess; closing in without a send stops it.
-func readAhead(pf *peerFlags, torch <-chan located) (chan<- aheadArgs, <-chan peerRead) {
+func readAhead(pf *peerFlags, torch <-chan located) (chan<- peerArgs, <-chan peerRead) {
 	if torch == nil {
 		return nil, nil
 	}
@@ -251,17 +254,14 @@ func readAhead(pf *peerFlags, torch <-chan located) (chan<- aheadArgs, <-chan pe
 	if dir == "" {
 		return nil, nil
 	}
-	in, out := make(chan aheadArgs, 1), make(chan peerRead, 1)
+	in, out := make(chan peerArgs, 1), make(chan peerRead, 1)
 	go func() {
 		r := listTorch(dir)
 		args, ok := <-in
 		if !ok {
 			return
 		}
-		if r.open(args.read); r.err == nil {
-			r.loader = newLoader(args.cache, args.wheel, r.side, args.read)
-			r.loader.Prefetch(analyze.Roots(args.wheel, r.side))
-		}
+		r.open(args)
 		out <- r
 	}()
 	return in, out
@@ -269,9 +269,9 @@ func readAhead(pf *peerFlags, torch <-chan located) (chan<- aheadArgs, <-chan pe
 
 // peerSide reads the --with side: torch located through Python (torch
 // from locateTorch; ahead, when not nil, what readAhead read), or paths.
-func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRead, read elfobj.Options) (peerRead, []finding.Input, bool) {
+func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRead, args peerArgs) (peerRead, []finding.Input, bool) {
 	if torch == nil {
-		objs, inputs := a.readInputs(with, read)
+		objs, inputs := a.readInputs(with, args.read)
 		return peerRead{side: analyze.NewSide("peer", objs, analyze.TorchGlobalDeps)}, inputs, true
 	}
 	l := <-torch
@@ -289,7 +289,7 @@ func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRea
 	}
 	if r.dir != l.res.Dir {
 		r = listTorch(l.res.Dir)
-		r.open(read)
+		r.open(args)
 	}
 	if r.err != nil {
 		a.errorf("--with torch: %v", r.err)
