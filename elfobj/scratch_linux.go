@@ -1,11 +1,9 @@
-//go:build unix
-
 package elfobj
 
 import "syscall"
 
-// madvHugepage is MADV_HUGEPAGE (Linux); elsewhere madvise refuses it and
-// the mapping keeps normal pages.
+// madvHugepage is MADV_HUGEPAGE; a kernel without transparent huge pages
+// refuses it and the mapping keeps normal pages.
 const madvHugepage = 14
 
 // mapHuge maps n bytes of anonymous memory and asks for transparent huge
