@@ -17,7 +17,16 @@ type Set struct {
 	heads    [filterBits / 64]uint64 // by headHash: the first 16 bytes
 	names    map[string]struct{}
 	prefixes []string
+	// heads16 are the prefixes of at most 16 bytes as masked words, so that
+	// MayHaveAt tests them on the two words it loads anyway instead of
+	// comparing bytes (it is asked about every symbol of a closure).
+	heads16 []prefixWords
+	long    []string // the other prefixes
 }
+
+// prefixWords is a prefix of at most 16 bytes: a name starting with it has
+// lo and hi in its first two little-endian words where mlo and mhi are set.
+type prefixWords struct{ lo, hi, mlo, mhi uint64 }
 
 // filterBits is 64 Kbit (8 KB): the filter stays in L1.
 const filterBits = 1 << 16
@@ -37,7 +46,20 @@ func (s *Set) Add(name string) {
 }
 
 // AddPrefix makes every name that starts with p a member.
-func (s *Set) AddPrefix(p string) { s.prefixes = append(s.prefixes, p) }
+func (s *Set) AddPrefix(p string) {
+	s.prefixes = append(s.prefixes, p)
+	if len(p) <= 16 && !strings.Contains(p, "\x00") {
+		var b, m [16]byte
+		copy(b[:], p)
+		for i := range len(p) {
+			m[i] = 0xff
+		}
+		s.heads16 = append(s.heads16, prefixWords{
+			load64(string(b[:8])), load64(string(b[8:])), load64(string(m[:8])), load64(string(m[8:]))})
+	} else {
+		s.long = append(s.long, p)
+	}
+}
 
 // Has reports whether name is in the set. On a nil Set it is always true.
 func (s *Set) Has(name string) bool {
@@ -66,12 +88,20 @@ func (s *Set) MayHaveAt(tab string, off int) bool {
 	if s == nil || off < 0 || off+16 > len(tab) {
 		return true
 	}
-	for _, p := range s.prefixes {
+	lo, hi := load64(tab[off:]), load64(tab[off+8:])
+	// A table's bytes past a name's end are its NUL and the next names;
+	// a prefix holds no NUL, so it matches the words only where the name
+	// starts with it.
+	for _, p := range s.heads16 {
+		if lo&p.mlo == p.lo && hi&p.mhi == p.hi {
+			return true
+		}
+	}
+	for _, p := range s.long {
 		if strings.HasPrefix(tab[off:], p) {
 			return true
 		}
 	}
-	lo, hi := load64(tab[off:]), load64(tab[off+8:])
 	// Keep the bytes before the terminating NUL, as Add's zero padding.
 	if z := zeroBytes(lo); z != 0 {
 		lo &= 1<<(bits.TrailingZeros64(z)&^7) - 1

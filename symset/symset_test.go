@@ -58,7 +58,46 @@ func FuzzMayHaveAt(f *testing.F) {
 		if !s.MayHaveAt(tab, len(before)) {
 			t.Errorf("MayHaveAt ruled out %q, which was added (table %q)", name, tab)
 		}
+		// Every name starting with an added prefix (short ones are tested
+		// as masked words, long ones as strings) is a member too.
+		for _, cut := range []int{len(name) / 2, min(len(name), 16), len(name)} {
+			if cut == 0 {
+				continue
+			}
+			var p Set
+			p.AddPrefix(name[:cut])
+			if !p.MayHaveAt(tab, len(before)) || !p.Has(name) {
+				t.Errorf("prefix %q: %q ruled out (table %q)", name[:cut], name, tab)
+			}
+		}
 	})
+}
+
+func TestPrefixWords(t *testing.T) {
+	var s Set
+	s.AddPrefix("PyInit_")
+	s.AddPrefix("_ZN8executorch7runtime16register_backend") // longer than 16 bytes
+	tab := "PyInit\x00PyInit__C\x00_ZN8executorch7runtime16register_backendERKNS0_7BackendE\x00_ZN8executorch7runtime16register_kernel\x00" +
+		"0123456789abcdef0123"
+	for _, c := range []struct {
+		name string
+		want bool
+	}{{"PyInit", false}, {"PyInit__C", true}, {"_ZN8executorch7runtime16register_backendERKNS0_7BackendE", true}} {
+		if got := s.MayHaveAt(tab, strings.Index(tab, c.name+"\x00")); c.want && !got {
+			t.Errorf("MayHaveAt(%q) = false, want true", c.name)
+		}
+		if got := s.Has(c.name); got != c.want {
+			t.Errorf("Has(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Words masked right: a name that shares the prefix's first bytes but
+	// not all is ruled out by the filter, the set holding no names.
+	if s.MayHaveAt(tab, 0) {
+		t.Error("MayHaveAt(PyInit) = true: a prefix matched a shorter name")
+	}
+	if s.MayHaveAt(tab, strings.Index(tab, "_ZN8executorch7runtime16register_kernel")) {
+		t.Error("MayHaveAt matched a name that differs from the long prefix")
+	}
 }
 
 // BenchmarkIntersect probes a wheel-sized set (2000 names) with a
