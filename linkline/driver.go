@@ -227,20 +227,23 @@ type driverModel struct {
 // specs) in GCC spec notation, so one evaluator serves both. Checked against
 // `clang -###`: no --as-needed by default; C links libgcc_s under
 // --as-needed ... --no-as-needed.
-var clangSpecs = parseSpecs(`*link_command:
+var clangSpecs = sync.OnceValue(func() specSet {
+	return parseSpecs(`*link_command:
 %{static:-static} %{shared:-shared} %{!static:%{!shared:%{!r:%{!no-pie:-pie}}}} %{!nostdlib:%{!nodefaultlibs:%{%:sanitize(address):--push-state --no-as-needed -lasan --pop-state}}} %o %{!nostdlib:%{!nodefaultlibs:%{static|static-pie:--start-group} %G %{pthread:-lpthread} %{!nolibc:-lc} %{static|static-pie:--end-group;:%G}}}
 
 *libgcc:
 %{static|static-libgcc|static-pie:-lgcc -lgcc_eh;shared-libgcc:-lgcc_s -lgcc;:-lgcc --as-needed -lgcc_s --no-as-needed}
 
 `)
+})
 
 // gccFallbackSpecs is upstream GCC 12's Linux link model (link_command cut
 // down to what adds libraries or linker state), used when a gcc driver
 // cannot be asked for its specs. It has no --as-needed: passing it by
 // default is a distribution patch (Debian, Ubuntu), which only the real
 // driver's specs can show.
-var gccFallbackSpecs = parseSpecs(`*link:
+var gccFallbackSpecs = sync.OnceValue(func() specSet {
+	return parseSpecs(`*link:
 %{static:-static} %{shared:-shared}
 
 *libgcc:
@@ -256,6 +259,7 @@ var gccFallbackSpecs = parseSpecs(`*link:
 %{!fsyntax-only:%{!c:%{!M:%{!MM:%{!E:%{!S: %l %{static|shared|r:;!no-pie:-pie} %{!nostdlib:%{!r:%{!nodefaultlibs:%{%:sanitize(address):%{static-libasan:%{!shared:-Bstatic --whole-archive -lasan --no-whole-archive -Bdynamic}}%{!static-libasan:--push-state --no-as-needed -lasan --pop-state}} %{%:sanitize(hwaddress):%{static-libhwasan:%{!shared:-Bstatic --whole-archive -lhwasan --no-whole-archive -Bdynamic}}%{!static-libhwasan:--push-state --no-as-needed -lhwasan --pop-state}} %{%:sanitize(thread):%{static-libtsan:%{!shared:-Bstatic --whole-archive -ltsan --no-whole-archive -Bdynamic}}%{!static-libtsan:--push-state --no-as-needed -ltsan --pop-state}} %{%:sanitize(leak):%{static-liblsan:%{!shared:-Bstatic --whole-archive -llsan --no-whole-archive -Bdynamic}}%{!static-liblsan:--push-state --no-as-needed -llsan --pop-state}}}}} %o %{fopenacc|fopenmp:%(link_gomp)} %{fgnu-tm:%(link_itm)} %{fprofile-arcs|fprofile-generate*|coverage:-lgcov} %{!nostdlib:%{!r:%{!nodefaultlibs:%{%:sanitize(undefined):%{static-libubsan:-Bstatic} %{!static-libubsan:--push-state --no-as-needed} -lubsan  %{static-libubsan:-Bdynamic} %{!static-libubsan:--pop-state}}}}} %{!nostdlib:%{!r:%{!nodefaultlibs:%(link_gcc_c_sequence)}}}}}}}}}
 
 `)
+})
 
 // model works out what the driver adds for these switches, caching per
 // driver and switch set within the session.
@@ -267,7 +271,7 @@ func (s *session) model(driver string, kind toolKind, name string, switches []st
 	var m driverModel
 	switch kind {
 	case toolClang:
-		m.before, m.after = evalLinkCommand(clangSpecs, switches)
+		m.before, m.after = evalLinkCommand(clangSpecs(), switches)
 		m.source = "clang driver (passes no --as-needed)"
 	case toolGCC, toolOther:
 		specs, err := s.specs(driver, kind)
@@ -277,7 +281,7 @@ func (s *session) model(driver string, kind toolKind, name string, switches []st
 			m.source = "gcc -dumpspecs of " + driver
 			m.moveLibm = true
 		case kind == toolGCC:
-			m.before, m.after = evalLinkCommand(gccFallbackSpecs, switches)
+			m.before, m.after = evalLinkCommand(gccFallbackSpecs(), switches)
 			m.source = "not determined: " + err.Error()
 			m.moveLibm = true
 		default:

@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/demangle"
@@ -150,10 +151,17 @@ func pkgSubject(o *elfobj.Object) finding.Subject {
 	return s
 }
 
-var libpythonName = regexp.MustCompile(`^libpython3(\.[0-9]+)?[a-z]*\.(so(\..*)?|a)$`)
+// The rules' patterns are compiled when first used, not when etlink starts:
+// most commands run none of the rules that use them.
+var libpythonName = lazyRegexp(`^libpython3(\.[0-9]+)?[a-z]*\.(so(\..*)?|a)$`)
+
+// lazyRegexp compiles expr on the first call of the function it returns.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // IsLibpython reports whether a file or DT_NEEDED name is libpython3.
-func IsLibpython(name string) bool { return libpythonName.MatchString(path.Base(name)) }
+func IsLibpython(name string) bool { return libpythonName().MatchString(path.Base(name)) }
 
 func checkLibpython(r *Rule, ctx *Context) []finding.Finding {
 	var out []finding.Finding
@@ -210,13 +218,13 @@ func extensionLink(l *linkline.Link) bool {
 }
 
 // buildDirComponent matches one path component of a build tree.
-var buildDirComponent = regexp.MustCompile(`^(build|_build|builddir|CMakeFiles|_skbuild|bazel-out|cmake-build-.*|cmake-out|pip-req-build-.*|pip-build-env-.*)$`)
+var buildDirComponent = lazyRegexp(`^(build|_build|builddir|CMakeFiles|_skbuild|bazel-out|cmake-build-.*|cmake-out|pip-req-build-.*|pip-build-env-.*)$`)
 
 // BuildTreePath reports whether p has a component that names a build tree;
 // components are matched whole, so /home/u/cmake-outputs/x is not one.
 func BuildTreePath(p string) (string, bool) {
 	for _, c := range strings.Split(p, "/") {
-		if buildDirComponent.MatchString(c) {
+		if buildDirComponent().MatchString(c) {
 			return c, true
 		}
 	}
@@ -327,7 +335,7 @@ func checkUnfindable(r *Rule, ctx *Context) []finding.Finding {
 	return out
 }
 
-var versionedSo = regexp.MustCompile(`\.so\.[0-9]+(\.[0-9]+)*$`)
+var versionedSo = lazyRegexp(`\.so\.[0-9]+(\.[0-9]+)*$`)
 
 func checkSonames(r *Rule, ctx *Context) []finding.Finding {
 	if ctx.Package == nil {
@@ -341,7 +349,7 @@ func checkSonames(r *Rule, ctx *Context) []finding.Finding {
 		base := path.Base(strings.ReplaceAll(o.Path, "!", "/"))
 		var msg string
 		switch {
-		case !versionedSo.MatchString(base):
+		case !versionedSo().MatchString(base):
 			msg = fmt.Sprintf("%s has no version in its file name (SONAME %q)", base, o.Soname)
 		case o.Soname == "":
 			msg = fmt.Sprintf("%s has no SONAME", base)
