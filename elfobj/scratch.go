@@ -5,9 +5,11 @@ import "sync"
 // Scratch buffers hold the tables of the images being read. They are kept
 // from file to file, for the life of the process: on the VMs etlink runs on
 // in CI, the first touch of a fresh 4 KB page costs about as much as reading
-// it from the page cache (13 us), so memory is better faulted in once. Large
-// buffers are mapped with transparent huge pages where the kernel offers
-// them (mapHuge), one fault per 2 MB.
+// it from the page cache (13 us), so memory is better faulted in once. They
+// are mapped with transparent huge pages where the kernel offers them
+// (mapHuge), one fault per 2 MB: large buffers each in their own mapping,
+// smaller ones cut from a shared 2 MB one (a closure read needs a few of
+// 64 KB to 1 MB, which would otherwise fault in 4 KB at a time).
 //
 // Unlike a sync.Pool, the free list survives garbage collections, which come
 // often while the symbol tables of a large closure pile up.
@@ -15,11 +17,14 @@ var scratchFree struct {
 	sync.Mutex
 	bufs   [][]byte
 	mapped map[*byte]bool // buffers from mapHuge, by their first byte
+	shared []byte         // what is left of the mapping small buffers are cut from
+	cut    int            // bytes of mappings taken for small buffers
 }
 
 const (
 	maxFree    = 16      // buffers kept
 	maxScratch = 8 << 20 // larger buffers (a library with huge tables) are dropped after use
+	maxCut     = 8 << 20 // small buffers cut from mappings (never unmapped: a dropped one is lost), then from the heap
 	minScratch = 64 << 10
 	hugeMin    = 2 << 20 // the size of one huge page
 )
@@ -40,20 +45,31 @@ func takeScratch(n int) []byte {
 		scratchFree.Unlock()
 		return b[:0]
 	}
-	scratchFree.Unlock()
-	n = max(n, minScratch)
+	defer scratchFree.Unlock()
+	n = (max(n, minScratch) + minScratch - 1) / minScratch * minScratch
 	if n >= hugeMin {
 		if b := mapHuge((n + hugeMin - 1) / hugeMin * hugeMin); b != nil {
-			scratchFree.Lock()
 			if scratchFree.mapped == nil {
 				scratchFree.mapped = map[*byte]bool{}
 			}
 			scratchFree.mapped[&b[:1][0]] = true
-			scratchFree.Unlock()
 			return b[:0]
 		}
+		return make([]byte, 0, n)
 	}
-	return make([]byte, 0, n)
+	if len(scratchFree.shared) < n {
+		// The rest of the old mapping stays unused: less than one buffer.
+		if scratchFree.shared = nil; scratchFree.cut < maxCut {
+			scratchFree.shared = mapHuge(hugeMin)
+			scratchFree.cut += hugeMin
+		}
+		if scratchFree.shared == nil {
+			return make([]byte, 0, n)
+		}
+	}
+	b := scratchFree.shared[:0:n] // full slice expression: an append cannot reach the next buffer
+	scratchFree.shared = scratchFree.shared[n:]
+	return b
 }
 
 // putScratch gives a buffer back: kept for the next reader, or dropped.
