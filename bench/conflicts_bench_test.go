@@ -37,8 +37,9 @@ func buildWheel(b *testing.B) string {
 
 // BenchmarkConflictsTorch is `etlink conflicts WHEEL --with torch` without
 // the CLI and without asking Python where torch is (a fixed cost of an
-// interpreter start): read the wheel, then torch and its DT_NEEDED closure
-// keeping only the symbols the conflict rules look at (as the command does),
+// interpreter start): read the wheel, then torch and, while torch is read,
+// both sides' DT_NEEDED closure (Loader.OpenInputs), keeping only the
+// symbols the conflict rules look at (as the command does),
 // simulate the process and run ET301 and ET302. SetBytes counts the bytes of
 // the symbol sections of every object read, so MB/s compares with
 // BenchmarkReadDynsym.
@@ -55,15 +56,15 @@ func BenchmarkConflictsTorch(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		objs, errs := elfobj.Open([]string{wheelDir}, elfobj.Options{})
 		only := elfobj.Options{Only: analyze.ConflictNames(objs)}
-		peerObjs, perrs := elfobj.Open(files, only)
+		wheel := analyze.NewSide("wheel", objs)
+		loader := analyze.NewLoader(cache, objs)
+		loader.Read = only
+		peerObjs, perrs := loader.OpenInputs(files, analyze.Roots(wheel))
 		if len(errs)+len(perrs) > 0 {
 			b.Fatal(append(errs, perrs...))
 		}
-		wheel := analyze.NewSide("wheel", objs)
 		peer := analyze.NewSide("torch", peerObjs, analyze.TorchGlobalDeps)
 		order, _ := analyze.ParseLoadOrder("torch,wheel")
-		loader := analyze.NewLoader(cache, append(append([]*elfobj.Object(nil), objs...), peerObjs...))
-		loader.Read = only
 		build := analyze.NewBuild(loader, wheel, peer, order)
 		ctx := &rules.Context{Build: build, Config: &rules.Config{}, Components: mustComponents(b)}
 		r := &finding.Report{Command: "conflicts", Findings: rules.Run(ctx, []*rules.Rule{rules.ET301, rules.ET302})}
