@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/cmake"
@@ -116,18 +117,24 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 	return out
 }
 
-// each calls fn for 0..n-1, GOMAXPROCS calls at a time on contiguous
-// ranges, and returns what the calls appended, in index order. A torch
-// conflict report has thousands of findings, each demangled and hashed:
-// the rules' share of a check is then worth spreading over the cores.
+// each calls fn for 0..n-1 on every core and returns what the calls
+// appended, in index order. A torch conflict report has thousands of
+// findings, each demangled and hashed: the rules' share of a check is then
+// worth spreading over the cores. Workers take chunks of indices as they
+// finish the last: costs are uneven and sorted together (the mangled C++
+// names, slow to demangle, sort before the C ones), so halves fixed in
+// advance would leave one core idle.
 func each(n int, fn func(i int, out []finding.Finding) []finding.Finding) []finding.Finding {
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	parts := make([][]finding.Finding, workers)
+	const chunk = 16
+	parts := make([][]finding.Finding, (n+chunk-1)/chunk)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
 		wg.Go(func() {
-			for i := n * w / workers; i < n*(w+1)/workers; i++ {
-				parts[w] = fn(i, parts[w])
+			for c := int(next.Add(1) - 1); c < len(parts); c = int(next.Add(1) - 1) {
+				for i := c * chunk; i < min(n, (c+1)*chunk); i++ {
+					parts[c] = fn(i, parts[c])
+				}
 			}
 		})
 	}
