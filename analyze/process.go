@@ -184,7 +184,7 @@ func Index(objs []*elfobj.Object, names *symset.Set) Definitions {
 // for version, "" for none) binds to, or nil when nothing in scope defines it.
 func (p *Process) Bind(defs Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
 	byObj := defs[name]
-	if s, ok := byObj[o]; ok && s.Visibility == elf.STV_PROTECTED {
+	if s, ok := byObj[o]; ok && s.Visibility() == elf.STV_PROTECTED {
 		return o
 	}
 	for _, q := range p.Scope(o) {

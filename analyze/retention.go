@@ -378,7 +378,7 @@ func (s *linkSim) load(o *elfobj.Object, needs []string) {
 			continue
 		}
 		ref := Ref{Symbol: sym.Name, File: o.Path, needs: needs}
-		if sym.Binding == elf.STB_WEAK {
+		if sym.Binding() == elf.STB_WEAK {
 			if _, ok := s.weakUndef[sym.Name]; !ok {
 				s.weakUndef[sym.Name] = ref
 			}
@@ -445,7 +445,7 @@ func (s *linkSim) extract(archives []loadedInput) {
 func (s *linkSim) pulls(m *elfobj.Object) (Ref, bool) {
 	for i := range m.Symbols {
 		sym := &m.Symbols[i]
-		if !sym.Defined() || sym.Binding == elf.STB_LOCAL {
+		if !sym.Defined() || sym.Binding() == elf.STB_LOCAL {
 			continue
 		}
 		if ref, ok := s.undef[sym.Name]; ok {

@@ -67,7 +67,7 @@ func (p *Process) Unresolved(o *elfobj.Object, inPython bool) []string {
 	need := map[string]bool{}
 	for i := range o.Symbols {
 		s := &o.Symbols[i]
-		if s.Defined() || s.Binding == elf.STB_WEAK || s.Name == "" {
+		if s.Defined() || s.Binding() == elf.STB_WEAK || s.Name == "" {
 			continue
 		}
 		if inPython && (strings.HasPrefix(s.Name, "Py") || strings.HasPrefix(s.Name, "_Py")) {

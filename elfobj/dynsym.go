@@ -474,8 +474,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			s.Name = strings.Clone(nm)
 		}
 		s.Value, s.Size = value, sz
-		s.Binding, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
-		s.Section = elf.SectionIndex(shndx)
+		s.setAttrs(info, other, shndx)
 		// .gnu.version parallels .dynsym, null symbol included.
 		hasVersion := false
 		s.Version, s.Library, s.Hidden = "", "", false // the slot may hold a version node
@@ -493,7 +492,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			}
 		}
 		// isVersionNode, on the decoded fields: its slot is reused.
-		if s.Section == elf.SHN_ABS && s.Value == 0 && hasVersion && s.Name == s.Version {
+		if s.Section() == elf.SHN_ABS && s.Value == 0 && hasVersion && s.Name == s.Version {
 			continue
 		}
 		k++

@@ -85,40 +85,61 @@ type Symbol struct {
 	Version string `json:"version,omitempty"`
 	// Hidden marks a non-default version: nm prints foo@V1 rather than foo@@V1,
 	// and only references that ask for V1 bind to it.
-	Hidden     bool             `json:"hidden_version,omitempty"`
-	Library    string           `json:"library,omitempty"`
-	Binding    elf.SymBind      `json:"-"`
-	Type       elf.SymType      `json:"-"`
-	Visibility elf.SymVis       `json:"-"`
-	Section    elf.SectionIndex `json:"-"`
-	Value      uint64           `json:"value,omitempty"`
-	Size       uint64           `json:"size,omitempty"`
+	Hidden bool `json:"hidden_version,omitempty"`
+	// The ELF attributes, read with Section, Binding, Type and Visibility,
+	// as the table holds them: debug/elf's types for them are ints, 32
+	// bytes of a value that a large link holds millions of (the Symbol is
+	// 72 bytes instead of 104).
+	section        uint16
+	bind, typ, vis uint8
+	Library        string `json:"library,omitempty"`
+	Value          uint64 `json:"value,omitempty"`
+	Size           uint64 `json:"size,omitempty"`
 }
+
+// setAttrs sets the symbol's ELF attributes from a table entry's st_info,
+// st_other and st_shndx.
+func (s *Symbol) setAttrs(info, other uint8, shndx uint16) {
+	s.bind, s.typ, s.vis, s.section = info>>4, info&0xf, other&0x3, shndx
+}
+
+// Section is the index of the section that defines the symbol, or a special
+// index (SHN_UNDEF, SHN_ABS, SHN_COMMON).
+func (s *Symbol) Section() elf.SectionIndex { return elf.SectionIndex(s.section) }
+
+// Binding is the symbol's binding (STB_LOCAL, STB_GLOBAL, STB_WEAK, ...).
+func (s *Symbol) Binding() elf.SymBind { return elf.SymBind(s.bind) }
+
+// Type is the symbol's type (STT_FUNC, STT_OBJECT, ...).
+func (s *Symbol) Type() elf.SymType { return elf.SymType(s.typ) }
+
+// Visibility is the symbol's visibility (STV_DEFAULT, STV_HIDDEN, ...).
+func (s *Symbol) Visibility() elf.SymVis { return elf.SymVis(s.vis) }
 
 // STB_GNU_UNIQUE: glibc's binding for one-per-process C++ statics (STB_LOOS).
 const bindUnique = elf.SymBind(10)
 
 // Defined reports whether the symbol has a definition in this image.
-func (s *Symbol) Defined() bool { return s.Section != elf.SHN_UNDEF }
+func (s *Symbol) Defined() bool { return s.section != uint16(elf.SHN_UNDEF) }
 
 // Exported reports whether other images can bind to this definition: defined,
 // not local, default or protected visibility.
 func (s *Symbol) Exported() bool {
-	if !s.Defined() || s.Type == elf.STT_SECTION || s.Type == elf.STT_FILE {
+	if !s.Defined() || s.Type() == elf.STT_SECTION || s.Type() == elf.STT_FILE {
 		return false
 	}
-	switch s.Binding {
+	switch s.Binding() {
 	case elf.STB_GLOBAL, elf.STB_WEAK, bindUnique:
 	default:
 		return false
 	}
-	return s.Visibility == elf.STV_DEFAULT || s.Visibility == elf.STV_PROTECTED
+	return s.Visibility() == elf.STV_DEFAULT || s.Visibility() == elf.STV_PROTECTED
 }
 
 // Vague reports whether the definition has vague linkage (weak or unique
 // binding): template instantiations, inline functions and typeinfo, which the
 // C++ ABI expects to find in many objects.
-func (s *Symbol) Vague() bool { return s.Binding == elf.STB_WEAK || s.Binding == bindUnique }
+func (s *Symbol) Vague() bool { return s.Binding() == elf.STB_WEAK || s.Binding() == bindUnique }
 
 // Versioned returns the name as nm -D prints it: foo@@V1, foo@V1 or foo.
 func (s *Symbol) Versioned() string {
@@ -133,27 +154,27 @@ func (s *Symbol) Versioned() string {
 
 // BindingName, TypeName and VisibilityName give readelf's short spellings.
 func (s *Symbol) BindingName() string {
-	if s.Binding == bindUnique {
+	if s.Binding() == bindUnique {
 		return "UNIQUE"
 	}
-	return strings.TrimPrefix(s.Binding.String(), "STB_")
+	return strings.TrimPrefix(s.Binding().String(), "STB_")
 }
 
 // TypeName is the symbol type as readelf prints it (FUNC, OBJECT, TLS, IFUNC).
 func (s *Symbol) TypeName() string {
-	if s.Type == elf.STT_GNU_IFUNC {
+	if s.Type() == elf.STT_GNU_IFUNC {
 		return "IFUNC"
 	}
-	return strings.TrimPrefix(s.Type.String(), "STT_")
+	return strings.TrimPrefix(s.Type().String(), "STT_")
 }
 
 // VisibilityName is the visibility as readelf prints it.
-func (s *Symbol) VisibilityName() string { return strings.TrimPrefix(s.Visibility.String(), "STV_") }
+func (s *Symbol) VisibilityName() string { return strings.TrimPrefix(s.Visibility().String(), "STV_") }
 
 // IsState reports whether two copies of the definition mean two copies of
 // state rather than of code: objects, TLS and common symbols.
 func (s *Symbol) IsState() bool {
-	return s.Type == elf.STT_OBJECT || s.Type == elf.STT_TLS || s.Type == elf.STT_COMMON
+	return s.Type() == elf.STT_OBJECT || s.Type() == elf.STT_TLS || s.Type() == elf.STT_COMMON
 }
 
 // MachineName is the machine as people say it (x86_64, aarch64, ...).

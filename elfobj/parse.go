@@ -271,17 +271,8 @@ func staticSymbols(syms []elf.Symbol) []Symbol {
 }
 
 func convert(s *elf.Symbol) Symbol {
-	sym := Symbol{
-		Name:       s.Name,
-		Version:    s.Version,
-		Library:    s.Library,
-		Binding:    elf.ST_BIND(s.Info),
-		Type:       elf.ST_TYPE(s.Info),
-		Visibility: elf.ST_VISIBILITY(s.Other),
-		Section:    s.Section,
-		Value:      s.Value,
-		Size:       s.Size,
-	}
+	sym := Symbol{Name: s.Name, Version: s.Version, Library: s.Library, Value: s.Value, Size: s.Size}
+	sym.setAttrs(s.Info, s.Other, uint16(s.Section))
 	if s.HasVersion {
 		sym.Hidden = s.VersionIndex.IsHidden()
 	}
