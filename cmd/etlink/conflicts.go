@@ -114,7 +114,7 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		cacheCh <- loaded{c, err}
 	}()
 	s := &session{}
-	s.objs, s.inputs = a.readInputs(paths, elfobj.Options{})
+	s.objs, s.inputs = a.readInputs(paths)
 	var read elfobj.Options
 	if narrow {
 		read.Only = analyze.ConflictNames(s.objs)
@@ -139,7 +139,7 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		s.inputs = append(s.inputs, peerInputs...)
 	}
 	if loader == nil {
-		loader = newLoader(s.cache, wheel, peer, read)
+		loader = newLoader(s.cache, wheel, read)
 	}
 	s.build = analyze.NewBuild(loader, wheel, peer, order)
 	for _, err := range loader.Failures() {
@@ -192,14 +192,10 @@ func runConflicts(c *command, a *app, args []string) int {
 	return a.emit(&out, failOn, r)
 }
 
-// newLoader is the loader search of a process holding wheel and peer (nil
-// when there is none): it knows their objects, and reads others with read.
-func newLoader(cache *ldcache.Cache, wheel, peer *analyze.Side, read elfobj.Options) *analyze.Loader {
-	objs := append([]*elfobj.Object(nil), wheel.Inputs...)
-	if peer != nil {
-		objs = append(objs, peer.Inputs...)
-	}
-	l := analyze.NewLoader(cache, objs)
+// newLoader is the loader search of a process holding wheel: it knows the
+// wheel's objects, and reads others (the peer's among them) with read.
+func newLoader(cache *ldcache.Cache, wheel *analyze.Side, read elfobj.Options) *analyze.Loader {
+	l := analyze.NewLoader(cache, wheel.Inputs)
 	l.Read = read
 	return l
 }
@@ -223,13 +219,13 @@ func listTorch(dir string) peerRead {
 	return r
 }
 
-// open reads the files listed and, while it does, both sides' load
-// closures.
-func (r *peerRead) open(args peerArgs) {
+// open reads the files listed as the side called name and, while it does,
+// both sides' load closures.
+func (r *peerRead) open(name string, args peerArgs) {
 	if r.err == nil {
-		r.loader = newLoader(args.cache, args.wheel, nil, args.read)
+		r.loader = newLoader(args.cache, args.wheel, args.read)
 		r.objs, r.errs = r.loader.OpenInputs(r.files, analyze.Roots(args.wheel))
-		r.side = analyze.NewSide("torch", r.objs, analyze.TorchGlobalDeps)
+		r.side = analyze.NewSide(name, r.objs, analyze.TorchGlobalDeps)
 	}
 }
 
@@ -261,7 +257,7 @@ func readAhead(pf *peerFlags, torch <-chan located) (chan<- peerArgs, <-chan pee
 		if !ok {
 			return
 		}
-		r.open(args)
+		r.open("torch", args)
 		out <- r
 	}()
 	return in, out
@@ -271,8 +267,9 @@ func readAhead(pf *peerFlags, torch <-chan located) (chan<- peerArgs, <-chan pee
 // from locateTorch; ahead, when not nil, what readAhead read), or paths.
 func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRead, args peerArgs) (peerRead, []finding.Input, bool) {
 	if torch == nil {
-		objs, inputs := a.readInputs(with, args.read)
-		return peerRead{side: analyze.NewSide("peer", objs, analyze.TorchGlobalDeps)}, inputs, true
+		r := peerRead{files: with}
+		r.open("peer", args)
+		return r, a.inputList(with, r.objs, r.errs), true
 	}
 	l := <-torch
 	if l.err != nil {
@@ -289,7 +286,7 @@ func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRea
 	}
 	if r.dir != l.res.Dir {
 		r = listTorch(l.res.Dir)
-		r.open(args)
+		r.open("torch", args)
 	}
 	if r.err != nil {
 		a.errorf("--with torch: %v", r.err)

@@ -121,8 +121,8 @@ func (o *outputFlags) loadConfig() (*rules.Config, error) {
 }
 
 // readInputs opens paths, printing an error line per unreadable input.
-func (a *app) readInputs(paths []string, opt elfobj.Options) ([]*elfobj.Object, []finding.Input) {
-	objs, errs := elfobj.Open(paths, opt)
+func (a *app) readInputs(paths []string) ([]*elfobj.Object, []finding.Input) {
+	objs, errs := elfobj.Open(paths, elfobj.Options{})
 	return objs, a.inputList(paths, objs, errs)
 }
 
