@@ -206,15 +206,25 @@ func (l *Loader) lookup(p string) *elfobj.Object {
 	o, err := elfobj.OpenFile(p, real, l.Read)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.opening, real)
-	close(done)
-	switch {
-	case err != nil:
+	if err != nil {
 		l.failed[real] = err
-	case o != nil:
-		l.remember(o)
 	}
+	l.settle(real, o)
 	return o
+}
+
+// settle makes objs, read from the file real, known and wakes the searches
+// waiting for that file. l.mu is held.
+func (l *Loader) settle(real string, objs ...*elfobj.Object) {
+	for _, o := range objs {
+		if o != nil {
+			l.remember(o)
+		}
+	}
+	if done := l.opening[real]; done != nil {
+		delete(l.opening, real)
+		close(done)
+	}
 }
 
 // realFile is the regular file p leads to after symlinks, and whether there
@@ -322,13 +332,7 @@ func (l *Loader) OpenInputs(paths []string, roots []*elfobj.Object) ([]*elfobj.O
 		},
 		Read: func(real string, objs []*elfobj.Object) {
 			l.mu.Lock()
-			for _, o := range objs {
-				l.remember(o)
-			}
-			if done := l.opening[real]; done != nil {
-				delete(l.opening, real)
-				close(done)
-			}
+			l.settle(real, objs...)
 			l.mu.Unlock()
 			for _, o := range objs {
 				p.visit(o, nil)
