@@ -92,6 +92,7 @@ type Symbol struct {
 	// 72 bytes instead of 104).
 	section        uint16
 	bind, typ, vis uint8
+	refs           uint8  // refRelocated, refCopied (refs.go)
 	Library        string `json:"library,omitempty"`
 	Value          uint64 `json:"value,omitempty"`
 	Size           uint64 `json:"size,omitempty"`
@@ -115,6 +116,23 @@ func (s *Symbol) Type() elf.SymType { return elf.SymType(s.typ) }
 
 // Visibility is the symbol's visibility (STV_DEFAULT, STV_HIDDEN, ...).
 func (s *Symbol) Visibility() elf.SymVis { return elf.SymVis(s.vis) }
+
+// Relocated reports whether a dynamic relocation of the symbol's own image
+// names it: the image's references to it go through the loader. Only set
+// when the image was read with Options.References; undefined symbols a
+// linker kept are nearly always relocated, a definition is only when the
+// image uses it through the GOT or PLT.
+func (s *Symbol) Relocated() bool { return s.refs&refRelocated != 0 }
+
+// Copied reports whether an executable holds the symbol's storage through a
+// copy relocation (R_X86_64_COPY, ...): the executable's "definition" is the
+// one instance of a library's variable, not a second one. Only set when
+// read with Options.References.
+func (s *Symbol) Copied() bool { return s.refs&refCopied != 0 }
+
+// Unique reports whether the symbol has glibc's STB_GNU_UNIQUE binding: one
+// definition per process, whatever the lookup scopes.
+func (s *Symbol) Unique() bool { return s.Binding() == bindUnique }
 
 // STB_GNU_UNIQUE: glibc's binding for one-per-process C++ statics (STB_LOOS).
 const bindUnique = elf.SymBind(10)
@@ -146,7 +164,9 @@ func (s *Symbol) Versioned() string {
 	if s.Version == "" {
 		return s.Name
 	}
-	if s.Hidden || !s.Defined() {
+	// A definition whose version is a needed one (an executable's copy of
+	// a library's variable) is printed with one @, as nm does.
+	if s.Hidden || !s.Defined() || s.Library != "" {
 		return s.Name + "@" + s.Version
 	}
 	return s.Name + "@@" + s.Version

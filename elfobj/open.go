@@ -28,6 +28,11 @@ type Options struct {
 	// they call (relocations, and for shared objects disassembly): the
 	// retention rules need it, the symbol comparisons do not.
 	Initializers bool
+	// References also reads the dynamic relocation sections of shared
+	// objects and executables, for Symbol.Relocated and Symbol.Copied: the
+	// binding model needs them for the objects it compares, not for every
+	// library of a closure.
+	References bool
 	// Only, when set, keeps in Symbols only the symbols it holds (and
 	// marks the Object Partial). The others are still read and checked,
 	// but never copied out: a conflict check needs a few thousand of the

@@ -37,6 +37,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		}
 	}()
 	var src *sectionSource
+	image := r // the whole image, for the relocation sections
 	if fast && !opt.Initializers {
 		src = newSource(r, size)
 		defer src.close()
@@ -93,6 +94,9 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		}
 	default:
 		dyn, err = readDynamic(f, o)
+	}
+	if err == nil && opt.References && f.Type != elf.ET_REL {
+		err = readRefs(f, image, o)
 	}
 	if err == nil && opt.Initializers {
 		if f.Type == elf.ET_REL {

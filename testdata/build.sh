@@ -49,16 +49,18 @@
 #                      only their names, relative to its own directory, so
 #                      the two .o files are committed beside it.
 #   prog               PIE executable linked against libversioned.so.1
-#                      (DT_RUNPATH $ORIGIN), referencing foo@V2, protected_fn
-#                      and the TLS variable.
+#                      (DT_RUNPATH $ORIGIN), referencing foo@V2, protected_fn,
+#                      the TLS variable and exported_table, which it holds
+#                      through a copy relocation.
 #   expect/            what binutils says about each fixture, generated here
 #                      for Go tests to compare with: FIXTURE.readelf-d.txt
 #                      (readelf -dW), FIXTURE.nm-D.txt (nm -D),
 #                      FIXTURE.dyn-syms.txt (readelf --dyn-syms -W, with
 #                      binding, type, visibility and version),
-#                      FIXTURE.readelf-V.txt (readelf -VW); for objects and
-#                      archives FIXTURE.nm.txt (nm) and FIXTURE.relocs.txt
-#                      (readelf -rW); for archives FIXTURE.ar-t.txt (ar t).
+#                      FIXTURE.readelf-V.txt (readelf -VW),
+#                      FIXTURE.relocs.txt (readelf -rW); for objects and
+#                      archives FIXTURE.nm.txt (nm); for archives
+#                      FIXTURE.ar-t.txt (ar t).
 #
 # broken/: malformed inputs made from elf/x86_64/libversioned.so.1; a parser
 # must return an error naming the file for each, never panic or allocate
@@ -155,6 +157,7 @@ expect_so() {
 	"${p}nm" -D "$out/$f" >"$out/expect/$f.nm-D.txt"
 	"${p}readelf" --dyn-syms -W "$out/$f" >"$out/expect/$f.dyn-syms.txt"
 	"${p}readelf" -VW "$out/$f" >"$out/expect/$f.readelf-V.txt"
+	"${p}readelf" -rW "$out/$f" >"$out/expect/$f.relocs.txt"
 }
 
 # expect_obj OUTDIR FIXTURE PREFIX: binutils' views of an object or archive.
@@ -232,7 +235,7 @@ write_expect_index() {
 		echo "| FIXTURE.dyn-syms.txt | readelf --dyn-syms -W FIXTURE |"
 		echo "| FIXTURE.readelf-V.txt | readelf -VW FIXTURE |"
 		echo "| FIXTURE.nm.txt | nm FIXTURE (objects and archives) |"
-		echo "| FIXTURE.relocs.txt | readelf -rW FIXTURE (objects and archives) |"
+		echo "| FIXTURE.relocs.txt | readelf -rW FIXTURE |"
 		echo "| FIXTURE.ar-t.txt | ar t FIXTURE (archives) |"
 		echo
 		echo "aarch64 files were read with the aarch64-linux-gnu- binutils. The exact"
