@@ -25,7 +25,7 @@ func demoBuild(t *testing.T, order string) *Build {
 		t.Fatal(err)
 	}
 	l := NewLoader(nil, append(append([]*elfobj.Object(nil), wheelObjs...), torchObjs...))
-	return NewBuild(l, NewSide("wheel", wheelObjs), NewSide("torch", torchObjs, TorchGlobalDeps), steps)
+	return NewBuild(l, nil, NewSide("wheel", wheelObjs), NewSide("torch", torchObjs, TorchGlobalDeps), steps)
 }
 
 func byBase(objs []*elfobj.Object, base string) *elfobj.Object {
@@ -51,8 +51,8 @@ func TestDemoClosureResolvesThroughOrigin(t *testing.T) {
 			t.Errorf("%s: DT_NEEDED %s not resolved through RUNPATH %v", ext.Path, need, ext.Runpath)
 		}
 	}
-	if b.Shared(byBase(b.Wheel.Inputs, "libexecutorch_threadpool.so.1")) {
-		t.Error("the wheel's own threadpool library counted as shared with torch")
+	if b.Peer.Has(byBase(b.Wheel.Inputs, "libexecutorch_threadpool.so.1")) {
+		t.Error("the wheel's own threadpool library counted in torch's closure")
 	}
 }
 
@@ -158,7 +158,7 @@ func TestConflictNamesKeepTheAnswer(t *testing.T) {
 		steps, _ := ParseLoadOrder(order)
 		l := NewLoader(nil, append(append([]*elfobj.Object(nil), wheelObjs...), torchObjs...))
 		l.Read = only
-		part := NewBuild(l, NewSide("wheel", wheelObjs), NewSide("torch", torchObjs, TorchGlobalDeps), steps)
+		part := NewBuild(l, nil, NewSide("wheel", wheelObjs), NewSide("torch", torchObjs, TorchGlobalDeps), steps)
 		want, got := describeConflicts(full.Conflicts(nil)), describeConflicts(part.Conflicts(nil))
 		if len(want) == 0 {
 			t.Fatal("the demo corpus has no conflicts")

@@ -88,7 +88,7 @@ func NewSide(name string, inputs []*elfobj.Object, globalFirst ...string) *Side 
 		switch {
 		case IsExtension(o):
 			exts = append(exts, o)
-		case o.Type == elf.ET_DYN:
+		case o.Type == elf.ET_DYN && !o.Executable: // a program is run, never dlopened
 			libs = append(libs, o)
 		}
 	}
@@ -188,8 +188,12 @@ type Build struct {
 	Loader *Loader
 	// Order is the load order Process was run with.
 	Order []LoadStep
-	// Process is the simulated Python process: sides imported in Order.
+	// Process is the simulated Python process: the interpreter started,
+	// then the sides imported in Order. Its Exe is nil when no interpreter
+	// could be read.
 	Process *Process
+	// indexes holds Duplicates' definitions per process.
+	indexes map[*Process]*Definitions
 }
 
 // Roots lists what the sides dlopen, in order; nil sides are skipped.
@@ -205,14 +209,22 @@ func Roots(sides ...*Side) []*elfobj.Object {
 	return roots
 }
 
-// NewBuild resolves both sides and runs the load-order simulation.
-func NewBuild(l *Loader, wheel, peer *Side, order []LoadStep) *Build {
+// NewBuild resolves both sides and runs the load-order simulation in a
+// process of interp, the Python interpreter (nil when none could be read).
+func NewBuild(l *Loader, interp *elfobj.Object, wheel, peer *Side, order []LoadStep) *Build {
 	b := &Build{Wheel: wheel, Peer: peer, Loader: l, Order: order, Process: NewProcess(l)}
 	// Both closures in one sweep: the sides share system libraries.
-	l.Prefetch(Roots(wheel, peer))
+	roots := Roots(wheel, peer)
+	if interp != nil {
+		roots = append(roots, interp)
+	}
+	l.Prefetch(roots)
 	wheel.resolve(l)
 	if peer != nil {
 		peer.resolve(l)
+	}
+	if interp != nil {
+		b.Process.Exec(interp)
 	}
 	for _, step := range order {
 		side := b.side(step.Side)
@@ -231,12 +243,6 @@ func (b *Build) side(name string) *Side {
 		return b.Wheel
 	}
 	return b.Peer
-}
-
-// Shared reports whether o is reached by both sides' closures: one file that
-// the loader maps once, so its definitions are not a conflict.
-func (b *Build) Shared(o *elfobj.Object) bool {
-	return b.Peer != nil && b.Wheel.Has(o) && b.Peer.Has(o)
 }
 
 // TorchGlobalDeps is the library torch/__init__.py opens RTLD_GLOBAL before

@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"debug/elf"
+	"path"
 	"sort"
+	"strings"
 
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/symset"
@@ -21,23 +23,84 @@ type Binding struct {
 	// To is the object the reference binds to; nil when nothing in the
 	// object's scope defines the symbol (or the object was never mapped).
 	To *elfobj.Object
-	// Defines is true when From holds a definition of its own: calls from
-	// inside it go through the PLT too, unless bound locally.
+	// Own is the copy From's own link resolved the reference to, where it
+	// binds when From is loaded alone (Loader.Own); nil when From's own
+	// dependencies define none.
+	Own *elfobj.Object
+	// Defines is true when From holds a definition of its own and refers
+	// to it through the loader.
 	Defines bool
+}
+
+// Interposed reports whether the reference binds to another definition
+// than the one its own link resolved it to.
+func (bd Binding) Interposed() bool { return bd.To != nil && bd.Own != nil && bd.To != bd.Own }
+
+// Use says how a process uses the copies of a symbol several objects define.
+type Use int
+
+// The uses, least harmful first.
+const (
+	// Unused: at most one copy is bound by any reference in the process
+	// (or the copies are never mapped together).
+	Unused Use = iota
+	// Separate: two or more copies are bound, each by the references
+	// whose own link resolved to it: copies of code or state that live
+	// side by side, each with its own users.
+	Separate
+	// Interposed: some reference binds to another copy than the one its
+	// own link resolved it to: code built against one copy runs with the
+	// other.
+	Interposed
+)
+
+func (u Use) String() string {
+	return [...]string{"unused", "separate", "interposed"}[u]
+}
+
+// classify grades bindings against the copies they are about.
+func classify(copies []Def, bs []Binding) Use {
+	isCopy := map[*elfobj.Object]bool{}
+	for _, d := range copies {
+		isCopy[d.Object] = true
+	}
+	bound := map[*elfobj.Object]bool{}
+	for _, bd := range bs {
+		if bd.Interposed() && isCopy[bd.To] && isCopy[bd.Own] {
+			return Interposed
+		}
+		if bd.To != nil && isCopy[bd.To] {
+			bound[bd.To] = true
+		}
+	}
+	if len(bound) >= 2 {
+		return Separate
+	}
+	return Unused
 }
 
 // Conflict is a symbol exported by the wheel and by its peer.
 type Conflict struct {
-	Name     string
-	Wheel    []Def // definitions in the wheel's shipped shared objects
-	Peer     []Def // definitions in the peer's closure, shared files excluded
+	Name  string
+	Wheel []Def // definitions in the wheel's shipped shared objects
+	// Peer are the definitions in the peer's closure: its own files and the
+	// system libraries it loads, those the wheel's closure loads too
+	// included (the wheel's copy and that file's are two definitions).
+	Peer     []Def
 	Bindings []Binding
+	Use      Use
 }
 
-// Duplicate is a symbol exported by more than one shipped object.
+// Duplicate is a symbol exported by more than one shipped object that are
+// mapped together in some process.
 type Duplicate struct {
 	Name string
 	Defs []Def
+	// Process names where the copies meet in the worst way: "python3" (the
+	// interpreter importing the wheel) or an executable of the wheel.
+	Process  string
+	Bindings []Binding
+	Use      Use
 }
 
 // Ignore reports whether a symbol name is meant to be defined in many places.
@@ -56,14 +119,27 @@ var linkerSymbols = map[string]bool{
 // LinkerSymbol reports whether name is one the linker defines in every output.
 func LinkerSymbol(name string) bool { return linkerSymbols[name] }
 
-// exportsOf calls fn for each exported, not ignored symbol of a shared object.
+// PerModule reports whether every extension module must define name for
+// itself: Python finds a module's PyInit_ function with dlsym on that
+// module's own handle, so two modules' copies never meet.
+func PerModule(name string) bool { return strings.HasPrefix(name, "PyInit_") }
+
+// exportsOf calls fn for each exported, not ignored symbol of a shared
+// object that is a definition of its own: not an executable's (a program is
+// never loaded beside the Python process), not a copy-relocated one.
 func exportsOf(o *elfobj.Object, ignore Ignore, fn func(s *elfobj.Symbol)) {
-	if o.Type != elf.ET_DYN {
+	if o.Type != elf.ET_DYN || o.Executable {
 		return
 	}
+	eachExport(o, ignore, fn)
+}
+
+// eachExport calls fn for each exported symbol of o that is a definition
+// of its own and may be compared with others.
+func eachExport(o *elfobj.Object, ignore Ignore, fn func(s *elfobj.Symbol)) {
 	for i := range o.Symbols {
 		s := &o.Symbols[i]
-		if s.Exported() && !LinkerSymbol(s.Name) && (ignore == nil || !ignore(s.Name)) {
+		if s.Exported() && !s.Copied() && !LinkerSymbol(s.Name) && !PerModule(s.Name) && (ignore == nil || !ignore(s.Name)) {
 			fn(s)
 		}
 	}
@@ -91,15 +167,18 @@ func ConflictNames(wheel []*elfobj.Object) *symset.Set {
 
 // Conflicts lists the symbols both the wheel's shipped shared objects and the
 // peer's closure export, names compared without versions, sorted by name.
-// Files both closures reach (libc, libstdc++, a system library both link)
-// are mapped once and are not a side of any conflict.
+// A file both closures load (libstdc++.so.6, libgomp) is a side like any
+// other library of the peer's: it is mapped once, but a wheel object that
+// exports the same symbols (a statically linked runtime) is a second
+// definition. Only a wheel file the peer's closure itself reaches is one
+// definition on both sides.
 func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	if b.Peer == nil {
 		return nil
 	}
 	wheel := map[string][]Def{}
 	for _, o := range b.Wheel.Inputs {
-		if b.Shared(o) {
+		if b.Peer.Has(o) {
 			continue
 		}
 		exportsOf(o, ignore, func(s *elfobj.Symbol) { wheel[s.Name] = addDef(wheel[s.Name], o, s) })
@@ -112,14 +191,14 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	}
 	peer := map[string][]Def{}
 	for _, o := range b.Peer.Closure {
-		if o.Type != elf.ET_DYN || b.Shared(o) || b.Wheel.Shipped(o) {
+		if o.Type != elf.ET_DYN || o.Executable || b.Wheel.Shipped(o) {
 			continue
 		}
 		// The wheel's map is already filtered (no linker symbols, none
 		// ignored): being in it is enough.
 		for i := range o.Symbols {
 			s := &o.Symbols[i]
-			if s.Exported() && inWheel.Has(s.Name) {
+			if s.Exported() && !s.Copied() && inWheel.Has(s.Name) {
 				peer[s.Name] = addDef(peer[s.Name], o, s)
 			}
 		}
@@ -147,77 +226,138 @@ func addDef(defs []Def, o *elfobj.Object, s *elfobj.Symbol) []Def {
 	return append(defs, Def{Object: o, Symbol: s})
 }
 
-// ref is an undefined reference to a symbol.
-type ref struct {
-	obj     *elfobj.Object
-	version string
-}
-
-// bind records, for each conflict, where references from each side go in
-// the simulated process. An object references a symbol when its dynamic
-// symbol table holds it undefined, or when it defines it (its own calls go
-// through the PLT unless bound locally).
+// bind records, for each conflict, where references from every object of
+// both closures go in the simulated process, and where they would go on
+// their own, and grades the conflict.
 func (b *Build) bind(cs []Conflict, names *symset.Set) {
-	refs := map[string][]ref{}
-	seen := map[*elfobj.Object]bool{}
-	for _, side := range []*Side{b.Peer, b.Wheel} {
-		for _, o := range side.Closure {
-			if seen[o] {
-				continue
-			}
-			seen[o] = true
-			for i := range o.Symbols {
-				s := &o.Symbols[i]
-				if !s.Defined() && names.Has(s.Name) {
-					refs[s.Name] = append(refs[s.Name], ref{o, s.Version})
-				}
-			}
-		}
-	}
-	defs := Index(b.Process.Order, names)
+	var objs []*elfobj.Object
+	objs = append(objs, b.Process.Order...)
+	objs = append(objs, b.Wheel.Closure...)
+	objs = append(objs, b.Peer.Closure...)
+	defs := Index(objs, names)
 	for i := range cs {
 		c := &cs[i]
-		for _, side := range []*Side{b.Wheel, b.Peer} {
-			for _, r := range refs[c.Name] {
-				if side.Has(r.obj) && !b.Shared(r.obj) {
-					c.Bindings = append(c.Bindings, b.binding(defs, side, r.obj, c.Name, r.version, false))
-				}
-			}
-			for _, d := range c.defs(side == b.Wheel) {
-				c.Bindings = append(c.Bindings, b.binding(defs, side, d.Object, c.Name, "", true))
-			}
+		c.Bindings = b.bindings(b.Process, defs, c.Name)
+		c.Use = classify(append(append([]Def(nil), c.Wheel...), c.Peer...), c.Bindings)
+	}
+}
+
+// bindings lists where each reference to name goes in p: to its bound
+// definition and, for comparison, its own. Executables do not take part
+// in a process they do not run.
+func (b *Build) bindings(p *Process, defs *Definitions, name string) []Binding {
+	var out []Binding
+	for _, r := range defs.Refs(name) {
+		if r.Object.Executable && r.Object != p.Exe {
+			continue
 		}
+		bd := Binding{Side: b.sideOf(r.Object), From: r.Object, Defines: r.Defines}
+		if p.Mapped(r.Object) {
+			bd.To = p.Bind(defs, r.Object, name, r.Version)
+		}
+		bd.Own = b.Loader.Own(defs, r.Object, name, r.Version)
+		out = append(out, bd)
 	}
+	return out
 }
 
-func (c *Conflict) defs(wheel bool) []Def {
-	if wheel {
-		return c.Wheel
+// sideOf names the party an object belongs to: the wheel for what it ships
+// and what only its closure loads, the peer for the rest of the peer's
+// closure (system libraries both load included), "python" for the
+// interpreter's own.
+func (b *Build) sideOf(o *elfobj.Object) string {
+	switch {
+	case b.Wheel.Shipped(o), b.Wheel.Has(o) && (b.Peer == nil || !b.Peer.Has(o)):
+		return "wheel"
+	case b.Peer != nil && b.Peer.Has(o):
+		return b.Peer.Name
 	}
-	return c.Peer
-}
-
-func (b *Build) binding(defs Definitions, side *Side, o *elfobj.Object, name, version string, defines bool) Binding {
-	bd := Binding{Side: side.Name, From: o, Defines: defines}
-	if b.Process.Mapped(o) {
-		bd.To = b.Process.Bind(defs, o, name, version)
-	}
-	return bd
+	return "python"
 }
 
 // Duplicates lists the symbols exported by more than one of the wheel's
-// shipped shared objects, sorted by name.
+// shipped objects that some process maps together, sorted by name: the
+// Python process that imports the wheel, or one of the wheel's executables
+// (two executables never share a process). An executable's copy of a
+// library's variable (a copy relocation) is not a definition, and PyInit_
+// functions are per module.
 func (b *Build) Duplicates(ignore Ignore) []Duplicate {
 	by := map[string][]Def{}
+	var exes []*elfobj.Object
 	for _, o := range b.Wheel.Inputs {
-		exportsOf(o, ignore, func(s *elfobj.Symbol) { by[s.Name] = addDef(by[s.Name], o, s) })
+		if o.Type != elf.ET_DYN && o.Type != elf.ET_EXEC {
+			continue
+		}
+		if o.Executable {
+			exes = append(exes, o)
+		}
+		eachExport(o, ignore, func(s *elfobj.Symbol) { by[s.Name] = addDef(by[s.Name], o, s) })
 	}
-	var out []Duplicate
+	var names symset.Set
 	for name, defs := range by {
 		if len(defs) > 1 {
-			out = append(out, Duplicate{Name: name, Defs: defs})
+			names.Add(name)
+		}
+	}
+	procs := []*Process{b.Process}
+	labels := []string{"python3"}
+	if b.Process.Exe != nil {
+		labels[0] = path.Base(b.Process.Exe.Path)
+	}
+	for _, e := range exes {
+		p := NewProcess(b.Loader)
+		p.Exec(e)
+		procs = append(procs, p)
+		labels = append(labels, e.Path)
+	}
+	var out []Duplicate
+	for name, all := range by {
+		if len(all) < 2 {
+			continue
+		}
+		var best *Duplicate
+		for i, p := range procs {
+			d := b.duplicateIn(p, labels[i], name, all, &names)
+			if d != nil && (best == nil || d.Use > best.Use) {
+				best = d
+			}
+		}
+		if best != nil {
+			out = append(out, *best)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// duplicateIn is name's duplicate in p, when p maps two or more of its
+// definers; nil otherwise.
+func (b *Build) duplicateIn(p *Process, label, name string, all []Def, names *symset.Set) *Duplicate {
+	var defs []Def
+	for _, d := range all {
+		if p.Mapped(d.Object) && (!d.Object.Executable || d.Object == p.Exe) {
+			defs = append(defs, d)
+		}
+	}
+	if len(defs) < 2 {
+		return nil
+	}
+	idx := b.index(p, names)
+	d := &Duplicate{Name: name, Defs: defs, Process: label, Bindings: b.bindings(p, idx, name)}
+	d.Use = classify(defs, d.Bindings)
+	return d
+}
+
+// index returns the definitions of names among what p maps and the wheel's
+// closure, built once per process.
+func (b *Build) index(p *Process, names *symset.Set) *Definitions {
+	if b.indexes == nil {
+		b.indexes = map[*Process]*Definitions{}
+	}
+	if d, ok := b.indexes[p]; ok {
+		return d
+	}
+	d := Index(append(append([]*elfobj.Object(nil), p.Order...), b.Wheel.Closure...), names)
+	b.indexes[p] = d
+	return d
 }

@@ -46,6 +46,8 @@ type Loader struct {
 	// resolved: every dlopen of a process prefetches its closure, and the
 	// closures overlap.
 	prefetched map[*elfobj.Object]bool
+	// trees caches Own's search lists, as positions.
+	trees map[*elfobj.Object]map[*elfobj.Object]int
 }
 
 // NewLoader returns a loader that knows objs (the inputs, wheel entries
@@ -75,6 +77,37 @@ func (l *Loader) remember(o *elfobj.Object) {
 			l.known[o.Real] = o
 		}
 	}
+}
+
+// Tree is o's own search list: o and its DT_NEEDED closure, breadth first,
+// as dlopen(o) maps it in a process where nothing else is loaded. It is
+// what o was linked against, in the order o's own lookups would search it.
+func (l *Loader) Tree(o *elfobj.Object) []*elfobj.Object {
+	return NewProcess(l).Dlopen(o, false)
+}
+
+// Own returns the object whose definition o's reference to name (asking for
+// version) would bind to if o were loaded alone: the copy o's own link
+// resolved it to, or o itself for its own definitions. nil when o's tree
+// defines none, as when the interpreter is to provide it. defs must index
+// o's tree.
+func (l *Loader) Own(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
+	l.mu.Lock()
+	rank, ok := l.trees[o]
+	l.mu.Unlock()
+	if !ok {
+		rank = map[*elfobj.Object]int{}
+		for i, q := range l.Tree(o) {
+			rank[q] = i
+		}
+		l.mu.Lock()
+		if l.trees == nil {
+			l.trees = map[*elfobj.Object]map[*elfobj.Object]int{}
+		}
+		l.trees[o] = rank
+		l.mu.Unlock()
+	}
+	return first(rank, defs.Of(name), version)
 }
 
 // Via says which step of the search found a library.

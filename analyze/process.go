@@ -2,43 +2,59 @@ package analyze
 
 import (
 	"debug/elf"
+	"math"
 
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/symset"
 )
 
-// Process simulates the dynamic loader of one Python process: which file each
+// Process simulates the dynamic loader of one process: which file each
 // dlopen maps, and which definition a symbol reference binds to.
 //
-// The model is glibc's. The global scope is the executable's search list
-// (not known here, taken as empty: python3 defines none of the symbols etlink
-// compares) plus every object opened RTLD_GLOBAL, in order. Each dlopen builds
-// the breadth-first search list of its root and the root's DT_NEEDED
+// The model is glibc's (elf/dl-open.c, elf/dl-lookup.c). The global scope
+// is the executable's search list (python3 and its DT_NEEDED closure: libm,
+// libz, libc, or libpython for an interpreter that links it) followed by
+// every object opened RTLD_GLOBAL, in order. Each dlopen builds the
+// breadth-first search list of its root and the root's DT_NEEDED
 // dependencies; an object first mapped by that dlopen resolves its
-// references in the global scope, then in that search list. A DT_NEEDED name
-// that matches the SONAME (or the DT_NEEDED name) of an object already mapped
-// reuses that object without any search: this is why auditwheel renames the
-// libraries it grafts, and why a wheel's unrenamed copy of a library torch
-// already loaded is never mapped. A reference from an object that defines the
-// symbol with protected visibility binds to that object.
+// references in the global scope, then in that search list. A DT_NEEDED
+// name that matches the SONAME (or the DT_NEEDED name) of an object already
+// mapped reuses that object without any search: this is why auditwheel
+// renames the libraries it grafts, and why a wheel's unrenamed copy of a
+// library torch already loaded is never mapped. A reference from an object
+// that defines the symbol with protected visibility binds to that object. A
+// symbol bound with STB_GNU_UNIQUE has one definition per process whatever
+// the scopes: the first one a lookup found, in relocation order (each
+// dlopen's new objects relocated dependencies first), is the one every
+// later reference gets. A versioned reference takes a definition of that
+// version or an unversioned one; an unversioned reference never takes a
+// hidden version.
 //
 // Simplified: an object already mapped by an earlier dlopen keeps the scope
 // of the dlopen that mapped it (glibc may add later scopes to it, which only
-// matters for symbols the first scope cannot resolve); DT_SYMBOLIC and
-// -Bsymbolic are not read; lazy binding makes no difference to the outcome.
+// matters for symbols the first scope cannot resolve); lazy binding makes no
+// difference to the outcome.
 type Process struct {
 	loader *Loader
+	// Exe is the executable the process runs; nil when not known (then
+	// the global scope holds only what was opened RTLD_GLOBAL).
+	Exe *elfobj.Object
 	// Global is the global scope in search order.
 	Global []*elfobj.Object
 	// Order lists every mapped object in mapping order.
 	Order  []*elfobj.Object
 	byName map[string]*elfobj.Object
-	mapped map[*elfobj.Object]bool
 	global map[*elfobj.Object]bool
-	scope  map[*elfobj.Object][]*elfobj.Object
-	// scopes caches Scope's answers between dlopens: Bind asks for the
-	// same scopes many times.
-	scopes map[*elfobj.Object][]*elfobj.Object
+	// opened says which dlopen (an index into lists; the executable's
+	// start is the first) mapped each object, and pos where in Order.
+	opened map[*elfobj.Object]int
+	pos    map[*elfobj.Object]int
+	lists  [][]*elfobj.Object
+	// ranks caches each dlopen's lookup order as positions: Bind asks
+	// the same scopes many times. A dlopen can change any scope.
+	ranks map[int]map[*elfobj.Object]int
+	// unique caches uniqueOwner's answers.
+	unique map[string]*elfobj.Object
 	// Missing holds DT_NEEDED entries that could not be found.
 	Missing []Edge
 }
@@ -54,22 +70,32 @@ func NewProcess(l *Loader) *Process {
 	return &Process{
 		loader: l,
 		byName: map[string]*elfobj.Object{},
-		mapped: map[*elfobj.Object]bool{},
 		global: map[*elfobj.Object]bool{},
-		scope:  map[*elfobj.Object][]*elfobj.Object{},
+		opened: map[*elfobj.Object]int{},
+		pos:    map[*elfobj.Object]int{},
 	}
+}
+
+// Exec starts the process with the executable exe, as the kernel and ld.so
+// do: exe and its DT_NEEDED closure are mapped first and are the global
+// scope every later lookup searches first.
+func (p *Process) Exec(exe *elfobj.Object) {
+	p.Exe = exe
+	p.Dlopen(exe, true)
 }
 
 // Dlopen maps root and its dependencies as dlopen(root, RTLD_NOW|flags) does
 // and returns root's search list.
 func (p *Process) Dlopen(root *elfobj.Object, global bool) []*elfobj.Object {
-	p.scopes = nil // a dlopen can change any scope
+	p.ranks, p.unique = nil, nil // a dlopen can change any scope
 	list := p.searchList(root)
+	k := len(p.lists)
+	p.lists = append(p.lists, list)
 	for _, o := range list {
-		if !p.mapped[o] {
-			p.mapped[o] = true
+		if _, ok := p.opened[o]; !ok {
+			p.opened[o] = k
+			p.pos[o] = len(p.Order)
 			p.Order = append(p.Order, o)
-			p.scope[o] = list
 		}
 	}
 	if global {
@@ -133,66 +159,180 @@ func chain(parent map[*elfobj.Object]*elfobj.Object, o *elfobj.Object) []*elfobj
 }
 
 // Mapped reports whether o was mapped into the process.
-func (p *Process) Mapped(o *elfobj.Object) bool { return p.mapped[o] }
+func (p *Process) Mapped(o *elfobj.Object) bool {
+	_, ok := p.opened[o]
+	return ok
+}
+
+// InGlobal reports whether o is in the global scope.
+func (p *Process) InGlobal(o *elfobj.Object) bool { return p.global[o] }
 
 // Scope is the lookup order for references from o: the global scope, then
 // the search list of the dlopen that mapped o.
 func (p *Process) Scope(o *elfobj.Object) []*elfobj.Object {
-	if s, ok := p.scopes[o]; ok {
-		return s
+	k, ok := p.opened[o]
+	if !ok {
+		return nil
 	}
 	out := append([]*elfobj.Object(nil), p.Global...)
-	for _, q := range p.scope[o] {
+	for _, q := range p.lists[k] {
 		if !p.global[q] {
 			out = append(out, q)
 		}
 	}
-	if p.scopes == nil {
-		p.scopes = map[*elfobj.Object][]*elfobj.Object{}
-	}
-	p.scopes[o] = out
 	return out
 }
 
-// Definitions answers "which objects define this name" for Bind; callers
-// build it once for the names they ask about (see Index).
-type Definitions map[string]map[*elfobj.Object]*elfobj.Symbol
+// rank is the position of each object of o's lookup scope in it.
+func (p *Process) rank(o *elfobj.Object) map[*elfobj.Object]int {
+	k, ok := p.opened[o]
+	if !ok {
+		return nil
+	}
+	if r, ok := p.ranks[k]; ok {
+		return r
+	}
+	r := map[*elfobj.Object]int{}
+	for i, q := range p.Scope(o) {
+		r[q] = i
+	}
+	if p.ranks == nil {
+		p.ranks = map[int]map[*elfobj.Object]int{}
+	}
+	p.ranks[k] = r
+	return r
+}
 
-// Index collects, from objs, the exported definitions of the given names.
-func Index(objs []*elfobj.Object, names *symset.Set) Definitions {
-	defs := Definitions{}
+// relocatedBefore reports whether ld.so relocates a before b: dlopen by
+// dlopen, and within one the new objects in reverse mapping order (a
+// library before the objects that need it).
+func (p *Process) relocatedBefore(a, b *elfobj.Object) bool {
+	if p.opened[a] != p.opened[b] {
+		return p.opened[a] < p.opened[b]
+	}
+	return p.pos[a] > p.pos[b]
+}
+
+// Definitions answers "which objects define this name, and which refer to
+// it" for Bind; callers build it once for the names they ask about (Index).
+type Definitions struct {
+	defs map[string]map[*elfobj.Object]*elfobj.Symbol
+	refs map[string][]Reference
+}
+
+// Reference is one object's reference to a symbol.
+type Reference struct {
+	Object  *elfobj.Object
+	Version string // the version asked for; "" for none
+	// Defines is true when Object holds a definition of its own and
+	// refers to it through the loader (a relocation names it, or its
+	// relocations were not read).
+	Defines bool
+}
+
+// Of returns the exported definitions of name, by object.
+func (d *Definitions) Of(name string) map[*elfobj.Object]*elfobj.Symbol { return d.defs[name] }
+
+// Refs returns the references to name, in the order Index met them.
+func (d *Definitions) Refs(name string) []Reference { return d.refs[name] }
+
+// Index collects, from objs, the exported definitions of the given names
+// and the references to them. Each object is indexed once.
+func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
+	d := &Definitions{defs: map[string]map[*elfobj.Object]*elfobj.Symbol{}, refs: map[string][]Reference{}}
+	seen := map[*elfobj.Object]bool{}
 	for _, o := range objs {
+		if seen[o] {
+			continue
+		}
+		seen[o] = true
+		referred := map[string]bool{}
 		for i := range o.Symbols {
 			s := &o.Symbols[i]
-			if !s.Exported() || !names.Has(s.Name) {
+			if s.Name == "" || !names.Has(s.Name) {
 				continue
 			}
-			m := defs[s.Name]
-			if m == nil {
-				m = map[*elfobj.Object]*elfobj.Symbol{}
-				defs[s.Name] = m
-			}
-			if prev, ok := m[o]; !ok || prev.Hidden {
-				m[o] = s // a default version wins over a hidden one
+			switch {
+			case !s.Defined():
+				if !referred[s.Name] {
+					referred[s.Name] = true
+					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Version: s.Version})
+				}
+			case s.Exported():
+				m := d.defs[s.Name]
+				if m == nil {
+					m = map[*elfobj.Object]*elfobj.Symbol{}
+					d.defs[s.Name] = m
+				}
+				if prev, ok := m[o]; !ok || prev.Hidden {
+					m[o] = s // a default version wins over a hidden one
+				}
+				if (!o.References || s.Relocated()) && !referred[s.Name] {
+					referred[s.Name] = true
+					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Defines: true})
+				}
 			}
 		}
 	}
-	return defs
+	return d
 }
 
 // Bind returns the object whose definition a reference from o to name (asking
-// for version, "" for none) binds to, or nil when nothing in scope defines it.
-func (p *Process) Bind(defs Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	byObj := defs[name]
+// for version, "" for none) binds to, or nil when nothing in scope defines it
+// (or o is not mapped).
+func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
+	to := p.lookup(defs, o, name, version)
+	if to != nil && defs.Of(name)[to].Unique() {
+		if first := p.uniqueOwner(defs, name); first != nil {
+			return first
+		}
+	}
+	return to
+}
+
+// lookup is the scope search of one reference, before the unique table.
+func (p *Process) lookup(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
+	byObj := defs.Of(name)
 	if s, ok := byObj[o]; ok && s.Visibility() == elf.STV_PROTECTED {
 		return o
 	}
-	for _, q := range p.Scope(o) {
-		if s, ok := byObj[q]; ok && versionMatches(s, version) {
-			return q
+	return first(p.rank(o), byObj, version)
+}
+
+// first returns the definer of byObj that comes first in rank and suits
+// the version asked for.
+func first(rank map[*elfobj.Object]int, byObj map[*elfobj.Object]*elfobj.Symbol, version string) *elfobj.Object {
+	var best *elfobj.Object
+	bestAt := math.MaxInt
+	for q, s := range byObj {
+		if at, ok := rank[q]; ok && at < bestAt && versionMatches(s, version) {
+			best, bestAt = q, at
 		}
 	}
-	return nil
+	return best
+}
+
+// uniqueOwner returns the definition of a STB_GNU_UNIQUE name the process
+// registered first: the lookup of the first reference, in relocation
+// order, that found a unique definition.
+func (p *Process) uniqueOwner(defs *Definitions, name string) *elfobj.Object {
+	if o, ok := p.unique[name]; ok {
+		return o
+	}
+	var owner, by *elfobj.Object
+	for _, r := range defs.Refs(name) {
+		if !p.Mapped(r.Object) || by != nil && !p.relocatedBefore(r.Object, by) {
+			continue
+		}
+		if to := p.lookup(defs, r.Object, name, r.Version); to != nil && defs.Of(name)[to].Unique() {
+			owner, by = to, r.Object
+		}
+	}
+	if p.unique == nil {
+		p.unique = map[string]*elfobj.Object{}
+	}
+	p.unique[name] = owner
+	return owner
 }
 
 // versionMatches applies ld.so's rule: a versioned reference needs that

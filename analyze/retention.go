@@ -599,7 +599,7 @@ func (r *Retention) splits(f *LinkFacts) []Split {
 	defs := Index(set, &regSet)
 	var out []Split
 	for _, name := range sortedNames(regSyms) {
-		byObj := defs[name]
+		byObj := defs.Of(name)
 		if len(byObj) < 2 {
 			continue
 		}
@@ -620,7 +620,7 @@ func (r *Retention) splits(f *LinkFacts) []Split {
 	return out
 }
 
-func sortedNames(m map[string]bool) []string {
+func sortedNames[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

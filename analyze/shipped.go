@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/symset"
 )
 
 // Package is what a wheel or an install directory ships, for the release
@@ -18,6 +19,8 @@ type Package struct {
 	Entries   []elfobj.WheelEntry
 	Platforms []string // the platform tags of the wheel's file name
 	Objects   []*elfobj.Object
+	// Dangling are the symbolic links of a directory that lead to no file.
+	Dangling []*elfobj.Error
 }
 
 // WheelPlatforms reads the platform tags from a wheel file name
@@ -58,35 +61,50 @@ func IsSystemDir(dir string, m elf.Machine, c elf.Class) bool {
 	return false
 }
 
-// Unresolved lists o's undefined, non-weak symbols that nothing in its load
-// scope defines, as ld.so would fail on them (with BIND_NOW; lazily at the
-// first call otherwise). With inPython, the interpreter's C API (Py*, _Py*)
-// counts as defined: everything a wheel ships runs inside python3.
-func (p *Process) Unresolved(o *elfobj.Object, inPython bool) []string {
-	scope := p.Scope(o)
-	need := map[string]bool{}
+// Unbound is an undefined symbol of an object that the object's own
+// dependencies do not define, and what in its process does.
+type Unbound struct {
+	Name, Version string
+	// By is the object whose definition the reference binds to in the
+	// process: the interpreter, a library it loaded, one opened
+	// RTLD_GLOBAL before. nil when nothing in the object's scope defines it.
+	By *elfobj.Object
+}
+
+// Needs lists o's undefined, non-weak symbols that o's own DT_NEEDED tree
+// does not define, sorted by name, with what provides each in p (ld.so
+// fails on those nothing provides, with BIND_NOW at load time, lazily at
+// the first call otherwise). missing lists the DT_NEEDED entries of o's
+// tree the search did not find, whose symbols cannot be checked.
+func (p *Process) Needs(o *elfobj.Object) (out []Unbound, missing []Edge) {
+	var names symset.Set
+	want := map[string]string{}
 	for i := range o.Symbols {
 		s := &o.Symbols[i]
 		if s.Defined() || s.Binding() == elf.STB_WEAK || s.Name == "" {
 			continue
 		}
-		if inPython && (strings.HasPrefix(s.Name, "Py") || strings.HasPrefix(s.Name, "_Py")) {
+		names.Add(s.Name)
+		want[s.Name] = s.Version
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	alone := NewProcess(p.loader)
+	tree := alone.Dlopen(o, false)
+	defs := Index(append(append([]*elfobj.Object(nil), tree...), p.Scope(o)...), &names)
+	for _, name := range sortedNames(want) {
+		if alone.Bind(defs, o, name, want[name]) != nil {
 			continue
 		}
-		need[s.Name] = true
+		out = append(out, Unbound{Name: name, Version: want[name], By: p.Bind(defs, o, name, want[name])})
 	}
-	if len(need) == 0 {
-		return nil
-	}
-	for _, q := range scope {
-		for i := range q.Symbols {
-			if s := &q.Symbols[i]; need[s.Name] && s.Defined() && s.Exported() {
-				delete(need, s.Name)
-			}
-		}
-		if len(need) == 0 {
-			return nil
-		}
-	}
-	return sortedNames(need)
+	return out, alone.Missing
+}
+
+// FromExe reports whether o was mapped with the executable, as part of its
+// own closure (python3's libm, libz, libc).
+func (p *Process) FromExe(o *elfobj.Object) bool {
+	k, ok := p.opened[o]
+	return ok && k == 0 && p.Exe != nil
 }

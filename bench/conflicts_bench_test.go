@@ -65,7 +65,7 @@ func BenchmarkConflictsTorch(b *testing.B) {
 		}
 		peer := analyze.NewSide("torch", peerObjs, analyze.TorchGlobalDeps)
 		order, _ := analyze.ParseLoadOrder("torch,wheel")
-		build := analyze.NewBuild(loader, wheel, peer, order)
+		build := analyze.NewBuild(loader, nil, wheel, peer, order)
 		ctx := &rules.Context{Build: build, Config: &rules.Config{}, Components: mustComponents(b)}
 		r := &finding.Report{Command: "conflicts", Findings: rules.Run(ctx, []*rules.Rule{rules.ET301, rules.ET302})}
 		findings = len(r.Findings)

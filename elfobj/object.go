@@ -48,6 +48,9 @@ type Object struct {
 	// Partial is true when Symbols holds only the names Options.Only asked
 	// for: counts of exports or references do not describe the image.
 	Partial bool `json:"partial,omitempty"`
+	// References is true when the image was read with Options.References:
+	// Symbol.Relocated and Symbol.Copied are known (false means unknown).
+	References bool `json:"-"`
 	// Initializers are the static initializers and what they call; read
 	// only when Options.Initializers asks for them.
 	Initializers []Initializer `json:"initializers,omitempty"`

@@ -61,6 +61,8 @@ type result struct {
 // archives are found by magic (not by name) and wheels by name and zip magic.
 // Symlinks to files are followed, symlinked directories are not (so links
 // cannot make the walk loop); a symlinked directory named in paths is walked.
+// A link found while walking that leads to no file comes back as an error
+// wrapping ErrDanglingLink.
 //
 // Objects come back sorted by Path (archive members in archive order) and deduplicated by Real: a file reached
 // under several names (libfoo.so.1 -> libfoo.so.1.2) appears once, under the
@@ -195,12 +197,38 @@ func walk(dir string, in []input) []input {
 		case t.IsRegular():
 			in = append(in, input{path: p})
 		case t&fs.ModeSymlink != 0:
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			fi, err := os.Stat(p)
+			switch {
+			case err == nil && fi.Mode().IsRegular():
 				in = append(in, input{path: p, size: fi.Size()})
+			case err != nil:
+				in = append(in, input{path: p, err: dangling(p, err)})
 			}
 		}
 	}
 	return in
+}
+
+// ErrDanglingLink is the reason of an *Error for a symbolic link, found
+// while walking a directory, that leads to no file (its target is missing,
+// or links loop). It is reported, not read: callers decide whether a tree
+// that ships one is broken.
+var ErrDanglingLink = errors.New("symbolic link leads to no file")
+
+func dangling(p string, err error) *Error {
+	target, _ := os.Readlink(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Error{Path: p, Err: fmt.Errorf("%w: %s does not exist", ErrDanglingLink, target)}
+	}
+	return &Error{Path: p, Err: fmt.Errorf("%w: %s: %v", ErrDanglingLink, target, unwrapPathError(err))}
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // dedupe resolves each file's real path and keeps one input per real file:

@@ -194,8 +194,9 @@ func TestOpenDirectory(t *testing.T) {
 	}
 	for _, workers := range []int{0, 1, 8} {
 		objs, errs := Open([]string{root}, Options{Workers: workers})
-		if len(errs) > 0 {
-			t.Fatalf("workers=%d: unexpected errors: %q", workers, errTexts(t, errs))
+		// The dangling link is reported, never skipped silently.
+		if len(errs) != 1 || !errors.Is(errs[0], ErrDanglingLink) || !strings.Contains(errs[0].Error(), filepath.Join(root, "broken")+": ") {
+			t.Fatalf("workers=%d: errors %q, want one for the dangling link %s", workers, errTexts(t, errs), filepath.Join(root, "broken"))
 		}
 		if got := paths(objs); !reflect.DeepEqual(got, want) {
 			t.Fatalf("workers=%d: paths\n got %q\nwant %q", workers, got, want)

@@ -97,6 +97,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	}
 	if err == nil && opt.References && f.Type != elf.ET_REL {
 		err = readRefs(f, image, o)
+		o.References = err == nil
 	}
 	if err == nil && opt.Initializers {
 		if f.Type == elf.ET_REL {

@@ -48,6 +48,9 @@ type Result struct {
 	Dir     string // the package directory (dirname of pkg.__file__)
 	Version string // the installed distribution's version, when it has metadata
 	Python  string // the interpreter that answered
+	// Executable is that interpreter's program (sys.executable, links
+	// resolved): what a pyenv shim or a venv's python3 runs.
+	Executable string
 	// Skipped are interpreters tried before the one that answered.
 	Skipped []Attempt
 }
@@ -70,7 +73,7 @@ except ImportError:
     spec = importlib.util.find_spec(sys.argv[1])
 if spec is None or spec.origin is None:
     sys.exit("No module named " + repr(sys.argv[1]))
-print(os.path.dirname(os.path.abspath(spec.origin)))`
+print(os.path.dirname(os.path.abspath(spec.origin)) + "\0" + sys.executable)`
 
 // versionScript asks the interpreter's importlib.metadata for the installed
 // distribution's version; it prints an empty line when there is none.
@@ -98,9 +101,9 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 	// Ask every interpreter at once (a pyenv shim takes a third of a second
 	// to fail) and keep the answer of the first in order of preference.
 	type answer struct {
-		a     Attempt
-		dir   string
-		asked bool
+		a        Attempt
+		dir, exe string
+		asked    bool
 	}
 	answers := make([]answer, len(pythons))
 	seen := map[string]bool{}
@@ -119,15 +122,16 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		seen[p] = true
 		answers[i].asked = true
 		wg.Go(func() {
-			dir, err := ask(p, script, pkg)
+			out, err := ask(p, script, pkg)
+			dir, exe, _ := strings.Cut(out, "\x00")
 			if err == nil && !filepath.IsAbs(dir) {
-				err = fmt.Errorf("unexpected answer %q (want the package's directory)", dir)
+				err = fmt.Errorf("unexpected answer %q (want the package's directory)", out)
 			}
 			if err != nil {
 				answers[i].a.Err = err.Error()
 				return
 			}
-			answers[i].dir = dir
+			answers[i].dir, answers[i].exe = dir, exe
 		})
 	}
 	wg.Wait()
@@ -140,13 +144,82 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 				// search of sys.path can say (a failure leaves it unknown).
 				version, _ = ask(an.a.Path, versionScript, pkg)
 			}
-			return &Result{Dir: an.dir, Version: version, Python: an.a.Path, Skipped: tried}, nil
+			return &Result{Dir: an.dir, Version: version, Python: an.a.Path, Executable: resolve(an.exe), Skipped: tried}, nil
 		}
 		if an.a.Err != "" {
 			tried = append(tried, an.a)
 		}
 	}
 	return nil, &NotFound{Package: pkg, Attempts: tried}
+}
+
+// executableScript prints the interpreter's program.
+const executableScript = `import sys
+print(sys.executable)`
+
+// Interpreter returns the program of the first interpreter among pythons
+// (python3 on PATH, then /usr/bin/python3, when none is given), links
+// resolved: the executable whose DT_NEEDED closure is a Python process's
+// global scope. A candidate that is an ELF file is read as it is; one that
+// is a script (a pyenv shim, a wrapper) is asked for sys.executable only
+// when named explicitly, since starting it can cost a third of a second.
+func Interpreter(pythons ...string) (string, error) {
+	explicit := len(pythons) > 0
+	if !explicit {
+		pythons = defaultPythons
+	}
+	var errs []string
+	for _, py := range pythons {
+		p, err := exec.LookPath(py)
+		if err != nil {
+			errs = append(errs, py+": not found")
+			continue
+		}
+		p = resolve(p)
+		if isELF(p) {
+			return p, nil
+		}
+		if !explicit {
+			errs = append(errs, py+": a script, not the interpreter itself")
+			continue
+		}
+		exe, err := ask(p, executableScript, "")
+		if err != nil {
+			errs = append(errs, py+": "+err.Error())
+			continue
+		}
+		if exe = resolve(exe); isELF(exe) {
+			return exe, nil
+		}
+		errs = append(errs, fmt.Sprintf("%s: sys.executable %q is not an ELF program", py, exe))
+	}
+	return "", fmt.Errorf("no Python interpreter to read: %s", strings.Join(errs, "; "))
+}
+
+// resolve makes p absolute with its links resolved; p as it is on failure.
+func resolve(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// isELF reports whether the file p starts with the ELF magic.
+func isELF(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [4]byte
+	n, _ := f.Read(head[:])
+	return n == 4 && string(head[:]) == "\x7fELF"
 }
 
 // Guess returns where pkg most likely is for the first of the interpreters

@@ -30,6 +30,10 @@ import (
 //	fix_as_needed = "executorch_target_link_options_shared_lib({library})"
 //	fix_whole_archive = "target_link_libraries({target} PRIVATE $<LINK_LIBRARY:WHOLE_ARCHIVE,{library}>)"
 //
+//	[soname]
+//	# Require versioned file names (libfoo.so.1) for shipped libraries (ET403).
+//	versioned = true
+//
 //	# Ownership manifest: each group of symbols has one owning library.
 //	[[owner]]
 //	library = "libexecutorch_threadpool.so*"   # glob on the file name
@@ -48,6 +52,9 @@ type Config struct {
 		FixAsNeeded     string `toml:"fix_as_needed"`
 		FixWholeArchive string `toml:"fix_whole_archive"`
 	} `toml:"retention"`
+	Soname struct {
+		Versioned bool `toml:"versioned"`
+	} `toml:"soname"`
 }
 
 // Owner names the one library that may export a group of symbols.

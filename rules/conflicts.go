@@ -20,26 +20,39 @@ var ET301 = &Rule{
 	Summary:  "a symbol the wheel exports is also exported by the peer (torch) or a library it loads",
 	Why: `Both definitions end up in one process once the wheel and torch are imported. The
 dynamic loader binds each reference to the first definition in that reference's scope:
-with Python's default RTLD_LOCAL imports, torch's libraries bind to torch's copy and the
-wheel's to its own, so two thread pools, two cpuinfo caches or two XNNPACK states
-coexist; with RTLD_GLOBAL (TORCH_USE_RTLD_GLOBAL=1, or a library torch already loaded
-under the same SONAME) one side silently runs the other's code, built against other
-headers. A duplicated OBJECT or TLS symbol (error) means two copies of state; a
-duplicated function (warning) means two copies of code; duplicated weak vague-linkage
-definitions (templates, inline functions, typeinfo: note) are ordinary C++ but show
-what else is bundled.`,
+the interpreter's global scope first (python3 and its libraries, then whatever was opened
+RTLD_GLOBAL: torch's libtorch_global_deps, or everything with TORCH_USE_RTLD_GLOBAL=1),
+then the module's own dependencies. A STB_GNU_UNIQUE symbol (a template's static data,
+an inline function's static) has one definition per process, whichever loaded first.
+What breaks depends on how the copies are used (etlink models the loader's binding):
+- interposed: a reference binds to the other side's copy, not the one its own link
+  resolved: code built against one copy runs with the other's (error for data and TLS,
+  warning for code). A wheel library with libstdc++ linked in statically and exported is
+  the classic case: its std:: unique symbols bind to the system libstdc++.so.6 torch
+  loaded, its other references to its own copy: two C++ runtimes mixed;
+- separate: each side uses its own copy. Two copies of state that is meant to be one per
+  process (cpuinfo's cache, XNNPACK's init state, a registry, the C++ or OpenMP runtime,
+  gflags/glog, protobuf's pools) is the two-registries bug (warning); other duplicated
+  state and duplicated code are notes;
+- vague linkage everywhere (weak or unique: templates, inline functions, typeinfo) is
+  ordinary C++ and a note.
+A file both sides load (libstdc++.so.6, libgomp) is a side too: a wheel object that
+exports its symbols is a second definition. When one wheel object shares many symbols
+with one library (it bundles that library), they are reported as one finding whose
+details list every symbol.`,
 	Fix: `Stop exporting the bundled copy: build the third-party code with
 -fvisibility=hidden, link its archive with -Wl,--exclude-libs,ALL, or give the library a
-version script that exports only its own API. Or link the very library torch loads
-(same file, loaded once) instead of a private copy.`,
-	Before: `# libexecutorch_threadpool.so bundles pthreadpool with default visibility
-$ nm -D --defined-only libexecutorch_threadpool.so | grep pthreadpool_create
-0000000000012340 T pthreadpool_create
+version script that exports only its own API. For a bundled C++ runtime, link the shared
+one (drop -static-libstdc++) or hide it with -Wl,--exclude-libs,ALL. Or link the very
+library torch loads (same file, loaded once) instead of a private copy.`,
+	Before: `# libexecutorch_threadpool.so bundles cpuinfo with default visibility
+$ nm -D --defined-only libexecutorch_threadpool.so | grep cpuinfo_is_initialized
+0000000000012340 B cpuinfo_is_initialized
 $ etlink conflicts dist/executorch-*.whl --with torch
-warning ET301 pthreadpool_create  libexecutorch_threadpool.so  also exported by libpthreadpool.so.0 (torch)`,
+warning ET301 cpuinfo_is_initialized  libexecutorch_threadpool.so  OBJECT, also exported by libcpuinfo.so.0 (torch); both copies are live`,
 	After: `# CMake: keep the bundled copy private
 target_link_options(executorch_threadpool PRIVATE "LINKER:--exclude-libs,ALL")
-set_target_properties(pthreadpool PROPERTIES C_VISIBILITY_PRESET hidden)
+set_target_properties(cpuinfo PROPERTIES C_VISIBILITY_PRESET hidden)
 $ etlink conflicts dist/executorch-*.whl --with torch
 no findings`,
 	Check: checkPeerConflicts,
@@ -50,12 +63,17 @@ var ET302 = &Rule{
 	ID:       "ET302",
 	Name:     "duplicate-within-wheel",
 	Severity: finding.Warning,
-	Summary:  "a symbol is exported by more than one object of the wheel, or not by the library the ownership manifest names",
+	Summary:  "a symbol is exported by more than one object of the wheel that one process loads, or not by the library the ownership manifest names",
 	Why: `Two shipped objects that export the same registry, thread pool or kernel table give the
 process two copies: a backend registers into one table while the runtime reads the
 other ("backend is not registered"), or two thread pools oversubscribe the cores. The
 monolithic layout had exactly one definer too, inside the extension, so counting
-definers is not enough: the ownership manifest says which library must own each group.`,
+definers is not enough: the ownership manifest says which library must own each group.
+Only copies one process maps count, graded as ET301 grades them: the extension modules
+Python imports (each RTLD_LOCAL, in a scope of its own), or one of the wheel's programs
+with the libraries it loads. Two programs never share a process; an executable's copy
+relocation of a library's variable is that variable, not a second one; every extension
+module exports its own PyInit_ function.`,
 	Fix: `Build each component once, as the shared library that owns it, and link that library
 from every consumer instead of compiling or statically linking the component again.
 Declare the owner in etlink.toml ([[owner]] library = ..., components = [...]) so a
@@ -72,13 +90,33 @@ no findings`,
 	Check: checkWheelDuplicates,
 }
 
-// ConflictDetails is the Details of an ET301 finding.
+// ConflictDetails is the Details of an ET301 finding about one symbol and
+// of an ET302 finding.
 type ConflictDetails struct {
 	// Linkage is "strong" or "vague" (every definition weak or unique).
-	Linkage  string       `json:"linkage"`
+	Linkage string `json:"linkage"`
+	// Use is how the process uses the copies: "interposed", "separate"
+	// or "unused" (analyze.Use).
+	Use      string       `json:"use"`
+	Process  string       `json:"process,omitempty"` // ET302: where the copies meet
 	Wheel    []DefDetail  `json:"wheel"`
-	Peer     []DefDetail  `json:"peer"`
+	Peer     []DefDetail  `json:"peer,omitempty"`
 	Bindings []BindDetail `json:"bindings,omitempty"`
+}
+
+// BundleDetails is the Details of an ET301 finding about a library a wheel
+// object bundles: every symbol the two share, each graded on its own.
+type BundleDetails struct {
+	Library   string         `json:"library"` // the peer's file
+	Component string         `json:"component,omitempty"`
+	Symbols   []BundleMember `json:"symbols"`
+}
+
+// BundleMember is one shared symbol of a bundle.
+type BundleMember struct {
+	Symbol   string           `json:"symbol"`
+	Severity finding.Severity `json:"severity"`
+	Details  ConflictDetails  `json:"details"`
 }
 
 // DefDetail is one definition as a finding reports it.
@@ -95,6 +133,9 @@ type BindDetail struct {
 	Side string `json:"side"`
 	From string `json:"from"`
 	To   string `json:"to,omitempty"` // empty: not bound (not mapped or undefined)
+	// Own is where the reference binds when From is loaded alone; set
+	// when it differs from To (the reference is interposed).
+	Own string `json:"own,omitempty"`
 }
 
 func defDetails(defs []analyze.Def) []DefDetail {
@@ -106,9 +147,22 @@ func defDetails(defs []analyze.Def) []DefDetail {
 	return out
 }
 
-// severity grades duplicated definitions: state is an error, code a warning,
-// vague linkage everywhere a note.
-func severity(defs ...[]analyze.Def) (finding.Severity, string) {
+// processWide are the components whose state is meant to be one per
+// process: a second copy is a second CPU-info cache, XNNPACK or QNNPACK
+// init state, operator or backend registry, C++ or OpenMP runtime, flag or
+// log registry, protobuf descriptor pool or ONNX schema registry, oneDNN
+// primitive cache. pthreadpool, flatbuffers, fmt, sleef, miniz, leveldb
+// keep no such state (a pool is an object its creator owns).
+var processWide = map[string]bool{
+	"cpuinfo": true, "XNNPACK": true, "QNNPACK": true, "executorch": true, "torch": true,
+	"libstdc++": true, "libc++": true, "libstdc++/libgcc": true, "openmp": true,
+	"gflags": true, "glog": true, "protobuf": true, "onnx": true, "oneDNN": true,
+}
+
+// grade is the severity of a symbol several objects define, from how the
+// process uses the copies and what the symbol is (ET301's documentation);
+// why says it in words.
+func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) (sev finding.Severity, linkage, why string) {
 	vague, state := true, false
 	for _, ds := range defs {
 		for _, d := range ds {
@@ -116,13 +170,57 @@ func severity(defs ...[]analyze.Def) (finding.Severity, string) {
 			state = state || d.Symbol.IsState()
 		}
 	}
+	linkage = "strong"
 	switch {
 	case vague:
-		return finding.Note, "vague"
-	case state:
-		return finding.Error, "strong"
+		return finding.Note, "vague", "vague linkage on every side: the C++ ABI expects copies"
+	case use == analyze.Interposed && state:
+		return finding.Error, linkage, "references bind to another copy than their own: two states mixed"
+	case use == analyze.Interposed:
+		return finding.Warning, linkage, "references bind to another copy than their own: code built against one copy runs the other"
+	case use == analyze.Separate && (state || ctx.registration(name)) && ctx.oneInProcess(name, defs...):
+		return finding.Warning, linkage, "both copies are live: two copies of state meant to be one per process"
+	case use == analyze.Separate && state:
+		return finding.Note, linkage, "both copies are live, each used by its own: two copies of this state (an error only if it is meant to be one per process: name its owner in etlink.toml)"
+	case use == analyze.Separate:
+		return finding.Note, linkage, "both copies are live, each used by its own: duplicated code"
 	}
-	return finding.Warning, "strong"
+	return finding.Note, linkage, "at most one copy is used in the process"
+}
+
+// oneInProcess reports whether a symbol's state is meant to be one per
+// process: its component keeps process-wide state, or the ownership
+// manifest claims it.
+func (ctx *Context) oneInProcess(name string, defs ...[]analyze.Def) bool {
+	comp := ""
+	if ctx.Components != nil {
+		comp = ctx.Components.Of(name)
+	}
+	if processWide[comp] {
+		return true
+	}
+	if ctx.Config != nil {
+		for _, own := range ctx.Config.Owners {
+			if own.covers(name, comp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// registration reports whether name is a registration function: the data
+// behind it is a registry.
+func (ctx *Context) registration(name string) bool {
+	ctx.once.Do(func() {
+		ctx.patterns = analyze.DefaultPatterns()
+		if ctx.Config != nil {
+			if p, err := ctx.Config.RegistrationPatterns(); err == nil {
+				ctx.patterns = p
+			}
+		}
+	})
+	return ctx.patterns.Match(name)
 }
 
 func (ctx *Context) ignore() analyze.Ignore {
@@ -132,33 +230,145 @@ func (ctx *Context) ignore() analyze.Ignore {
 	return ctx.Config.Allowed
 }
 
+// bundleMin is how many symbols one wheel object must share with one
+// library of the peer for them to be reported as one bundle finding.
+const bundleMin = 10
+
+// graded is one ET301 conflict as one wheel definition sees it.
+type graded struct {
+	c   *analyze.Conflict
+	w   analyze.Def
+	sev finding.Severity
+	det ConflictDetails
+	why string
+}
+
 func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 	b := ctx.Build
 	if b.Peer == nil {
 		return nil
 	}
 	cs := b.Conflicts(ctx.ignore())
-	return each(len(cs), func(i int, out []finding.Finding) []finding.Finding {
-		c := &cs[i]
-		sev, linkage := severity(c.Wheel, c.Peer)
-		binds := bindDetails(c.Bindings)
-		det := ConflictDetails{Linkage: linkage, Wheel: defDetails(c.Wheel), Peer: defDetails(c.Peer), Bindings: binds}
-		for _, w := range c.Wheel {
-			subj := subject(ctx, w.Object, c.Name)
-			msg := fmt.Sprintf("%s, also exported by %s (%s); %s", w.Symbol.TypeName(),
-				objectList(c.Peer), b.Peer.Name, liveCopies(c.Bindings))
-			f := r.newFinding(sev, subj, msg)
-			f.Evidence = append(f.Evidence, defStep("wheel", w))
-			for _, p := range c.Peer {
-				f.Evidence = append(f.Evidence, defStep(b.Peer.Name, p))
+	// Group each wheel object's conflicts by the peer library defining
+	// them: many with one library is a bundled copy of it. A symbol
+	// several peer libraries define (a template instance) goes with the
+	// one that shares the most with the wheel object.
+	type pair struct{ wheel, peer *elfobj.Object }
+	shared := map[pair]int{}
+	for i := range cs {
+		for _, w := range cs[i].Wheel {
+			for _, p := range cs[i].Peer {
+				shared[pair{w.Object, p.Object}]++
 			}
-			f.Evidence = append(f.Evidence, bindSteps(b, c.Bindings)...)
-			f.Fix = r.Fix
-			f.Details = det
-			out = append(out, f)
 		}
-		return out
-	})
+	}
+	groups := map[pair][]graded{}
+	var order []pair
+	for i := range cs {
+		c := &cs[i]
+		sev, linkage, why := ctx.grade(c.Use, c.Name, c.Wheel, c.Peer)
+		det := ConflictDetails{Linkage: linkage, Use: c.Use.String(), Wheel: defDetails(c.Wheel), Peer: defDetails(c.Peer), Bindings: bindDetails(c.Bindings)}
+		for _, w := range c.Wheel {
+			k := pair{w.Object, c.Peer[0].Object}
+			for _, p := range c.Peer[1:] {
+				if n := shared[pair{w.Object, p.Object}]; n > shared[k] {
+					k.peer = p.Object
+				}
+			}
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], graded{c, w, sev, det, why})
+		}
+	}
+	var singles []graded
+	var out []finding.Finding
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < bundleMin {
+			singles = append(singles, g...)
+			continue
+		}
+		out = append(out, bundleFinding(r, ctx, k.wheel, k.peer, g))
+	}
+	return append(out, each(len(singles), func(i int, out []finding.Finding) []finding.Finding {
+		g := singles[i]
+		c := g.c
+		msg := fmt.Sprintf("%s, also exported by %s (%s); %s", g.w.Symbol.TypeName(), objectList(c.Peer), b.Peer.Name, g.why)
+		f := r.newFinding(g.sev, subject(ctx, g.w.Object, c.Name), msg)
+		f.Evidence = append(f.Evidence, defStep("wheel", g.w))
+		for _, p := range c.Peer {
+			f.Evidence = append(f.Evidence, defStep(b.Peer.Name, p))
+		}
+		f.Evidence = append(f.Evidence, bindSteps(b, c.Bindings)...)
+		f.Fix = r.Fix
+		f.Details = g.det
+		return append(out, f)
+	})...)
+}
+
+// bundleFinding reports the symbols wheel object w shares with peer
+// library p as one finding: the worst of them decides its severity, and
+// the evidence shows that one's bindings.
+func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) finding.Finding {
+	b := ctx.Build
+	worst := 0
+	comps := map[string]int{}
+	det := BundleDetails{Library: p.Path}
+	count := map[string]int{}
+	for i, m := range g {
+		if m.sev > g[worst].sev {
+			worst = i
+		}
+		if ctx.Components != nil {
+			comps[ctx.Components.Of(m.c.Name)]++
+		}
+		count[m.det.Use]++
+		det.Symbols = append(det.Symbols, BundleMember{Symbol: m.c.Name, Severity: m.sev, Details: m.det})
+	}
+	det.Component = majority(comps)
+	what := det.Component
+	if what == "" {
+		what = "code"
+	}
+	lib := baseName(p.Path)
+	subj := finding.Subject{File: w.Path, Symbol: lib, Component: det.Component}
+	if w.Archive != "" {
+		subj.File, subj.Member = w.Archive, w.Member
+	}
+	msg := fmt.Sprintf("exports %d symbols that %s (%s) also defines: %s linked into %s and exported (%s); worst: %s, %s",
+		len(g), lib, b.Peer.Name, what, baseName(w.Path), useCounts(count), demangle.Name(g[worst].c.Name), g[worst].why)
+	f := r.newFinding(g[worst].sev, subj, msg)
+	f.Evidence = []finding.Step{defStep("wheel", g[worst].w)}
+	for _, d := range g[worst].c.Peer {
+		f.Evidence = append(f.Evidence, defStep(b.Peer.Name, d))
+	}
+	f.Evidence = append(f.Evidence, bindSteps(b, g[worst].c.Bindings)...)
+	f.Evidence = append(f.Evidence, finding.Step{Text: fmt.Sprintf("%d more symbols shared with %s: the finding's details list each, graded", len(g)-1, lib)})
+	f.Fix = r.Fix
+	f.Details = det
+	return f
+}
+
+// useCounts says how many shared symbols are used which way.
+func useCounts(n map[string]int) string {
+	var parts []string
+	for _, u := range []string{"interposed", "separate", "unused"} {
+		if n[u] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[u], u))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func majority(n map[string]int) string {
+	best := ""
+	for k, v := range n {
+		if k != "" && (best == "" || v > n[best] || v == n[best] && k < best) {
+			best = k
+		}
+	}
+	return best
 }
 
 func subject(ctx *Context, o *elfobj.Object, sym string) finding.Subject {
@@ -192,43 +402,6 @@ func objectList(defs []analyze.Def) string {
 
 func baseName(p string) string { return path.Base(strings.ReplaceAll(p, "!", "/")) }
 
-// liveCopies says in a few words whether both definitions are in use.
-func liveCopies(bs []analyze.Binding) string {
-	var targets []string
-	bySide := map[string][]string{}
-	for _, bd := range bs {
-		if bd.To != nil {
-			targets = appendUnique(targets, baseName(bd.To.Path))
-			bySide[bd.Side] = appendUnique(bySide[bd.Side], baseName(bd.To.Path))
-		}
-	}
-	switch len(targets) {
-	case 0:
-		return "no reference binds to either copy under this load order"
-	case 1:
-		return "every reference binds to " + targets[0] + ": code built against the other copy runs this one"
-	}
-	var parts []string
-	for _, side := range sortedSides(bySide) {
-		parts = append(parts, side+" binds "+strings.Join(bySide[side], "+"))
-	}
-	return "both copies are live: " + strings.Join(parts, ", ")
-}
-
-func sortedSides(m map[string][]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if (out[i] == "wheel") != (out[j] == "wheel") {
-			return out[i] == "wheel" // the wheel first, then its peers by name
-		}
-		return out[i] < out[j]
-	})
-	return out
-}
-
 func bindDetails(bs []analyze.Binding) []BindDetail {
 	out := make([]BindDetail, len(bs))
 	for i, bd := range bs {
@@ -236,33 +409,41 @@ func bindDetails(bs []analyze.Binding) []BindDetail {
 		if bd.To != nil {
 			out[i].To = bd.To.Path
 		}
+		if bd.Interposed() {
+			out[i].Own = bd.Own.Path
+		}
 	}
 	return out
 }
 
 // bindSteps summarises the bindings per side and target: the shortest chain
-// that shows whether the two copies are both live.
+// that shows whether the copies are both live, or one interposed.
 func bindSteps(b *analyze.Build, bs []analyze.Binding) []finding.Step {
-	type key struct{ side, to string }
+	type key struct{ side, to, own string }
 	var order []key
 	from := map[key][]string{}
 	for _, bd := range bs {
-		k := key{bd.Side, "(unbound)"}
+		k := key{bd.Side, "(unbound)", ""}
 		if bd.To != nil {
 			k.to = bd.To.Path
+		}
+		if bd.Interposed() {
+			k.own = bd.Own.Path
 		}
 		if _, ok := from[k]; !ok {
 			order = append(order, k)
 		}
 		from[k] = appendUnique(from[k], baseName(bd.From.Path))
 	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].own != "" && order[j].own == "" })
 	steps := make([]finding.Step, 0, len(order))
 	for _, k := range order {
-		steps = append(steps, finding.Step{
-			Text: fmt.Sprintf("load order %s: references from %s (%s) bind to %s",
-				orderString(b.Order), strings.Join(from[k], ", "), k.side, k.to),
-			File: k.to,
-		})
+		text := fmt.Sprintf("load order %s: references from %s (%s) bind to %s",
+			orderString(b.Order), strings.Join(from[k], ", "), k.side, k.to)
+		if k.own != "" {
+			text += ", not to " + k.own + " as their own link resolved them"
+		}
+		steps = append(steps, finding.Step{Text: text, File: k.to})
 	}
 	return steps
 }
@@ -291,15 +472,18 @@ func checkWheelDuplicates(r *Rule, ctx *Context) []finding.Finding {
 	b := ctx.Build
 	var out []finding.Finding
 	for _, d := range b.Duplicates(ctx.ignore()) {
-		sev, _ := severity(d.Defs)
+		sev, linkage, why := ctx.grade(d.Use, d.Name, d.Defs)
 		subj := subject(ctx, d.Defs[0].Object, d.Name)
-		msg := fmt.Sprintf("%s, exported by %d shipped objects: %s", d.Defs[0].Symbol.TypeName(),
-			len(d.Defs), objectList(d.Defs))
+		msg := fmt.Sprintf("%s, exported by %d objects %s loads: %s; %s", d.Defs[0].Symbol.TypeName(),
+			len(d.Defs), baseName(d.Process), objectList(d.Defs), why)
 		f := r.newFinding(sev, subj, msg)
 		for _, def := range d.Defs {
 			f.Evidence = append(f.Evidence, defStep("wheel", def))
 		}
+		f.Evidence = append(f.Evidence, bindSteps(b, d.Bindings)...)
 		f.Fix = r.Fix
+		f.Details = ConflictDetails{Linkage: linkage, Use: d.Use.String(), Process: d.Process,
+			Wheel: defDetails(d.Defs), Bindings: bindDetails(d.Bindings)}
 		out = append(out, f)
 	}
 	return append(out, ownerViolations(r, ctx)...)
@@ -328,7 +512,15 @@ func ownerViolations(r *Rule, ctx *Context) []finding.Finding {
 				if ok, _ := path.Match(own.Library, baseName(o.Path)); ok {
 					continue
 				}
-				sev, _ := severity([]analyze.Def{{Object: o, Symbol: s}})
+				// A manifest breach: graded by what is exported, as the
+				// policy is broken wherever the copy is used.
+				sev := finding.Warning
+				switch {
+				case s.Vague():
+					sev = finding.Note
+				case s.IsState():
+					sev = finding.Error
+				}
 				subj := subject(ctx, o, s.Name)
 				subj.Target = "owner " + own.Library // apart from the duplicate finding on the same symbol
 				f := r.newFinding(sev, subj, fmt.Sprintf("%s, owned by %s (ownership manifest) but exported by %s",

@@ -55,6 +55,9 @@ type Context struct {
 	Suppressions []*Suppression
 	Config       *Config
 	Components   *demangle.Components
+
+	once     sync.Once
+	patterns *analyze.Patterns // registration functions, read from Config once
 }
 
 // All returns the catalogue in ID order.

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -95,18 +96,24 @@ repair does this), or link the one the peer (torch) provides through a relative 
 	Check:  checkUnfindable,
 }
 
-// ET403 finds shipped libraries with unversioned names or mismatched SONAMEs.
+// ET403 finds shipped libraries whose SONAME names no file of the package.
 var ET403 = &Rule{
 	ID:       "ET403",
 	Name:     "soname-mismatch",
 	Severity: finding.Warning,
-	Summary:  "a shipped library without a versioned file name, or whose SONAME differs from its file name",
-	Why: `Consumers record the SONAME in DT_NEEDED and the loader looks for a file of that name.
-A SONAME that differs from the shipped file name is found only if a symlink of that name
-exists (wheels cannot ship symlinks); an unversioned libfoo.so is what a leftover of an
-earlier build looks like and collides with any other libfoo.so in the process.`,
-	Fix: `Give the library a versioned name and matching SONAME: set_target_properties(t PROPERTIES
-VERSION 1.0 SOVERSION 1) and ship the file named like the SONAME.`,
+	Summary:  "a shipped library whose SONAME names no file the package ships (or, by policy, without a versioned file name)",
+	Why: `Consumers linked against a library record its SONAME in DT_NEEDED, and the loader looks
+for a file of that name. A SONAME that differs from the shipped file's name is found only
+if a file or symlink of that name sits beside it (wheels cannot ship symlinks): a
+consumer built against the wheel fails with "cannot open shared object file". A
+library without a SONAME is recorded as named on each consumer's link line (note: fine
+for a library only ever loaded by path, as ctypes does). The plain libfoo.so layout
+(SONAME = file name) that pip's torch wheels ship is fine; a project that wants
+versioned names (ExecuTorch: an unversioned libfoo.so is what a leftover of an earlier
+build looks like) turns that policy on in etlink.toml: [soname] versioned = true.`,
+	Fix: `Ship the file under its SONAME: set_target_properties(t PROPERTIES VERSION 1.0 SOVERSION 1)
+and install the file named like the SONAME, or set the SONAME to the shipped name
+(-Wl,-soname,libfoo.so, or patchelf --set-soname).`,
 	Before: `executorch/lib/libexecutorch.so (SONAME libexecutorch.so.1)`,
 	After:  `executorch/lib/libexecutorch.so.1 (SONAME libexecutorch.so.1)`,
 	Check:  checkSonames,
@@ -266,28 +273,119 @@ func checkRunpaths(r *Rule, ctx *Context) []finding.Finding {
 }
 
 func checkUnresolved(r *Rule, ctx *Context) []finding.Finding {
-	if ctx.Build == nil {
+	b := ctx.Build
+	if b == nil {
 		return nil
 	}
 	var out []finding.Finding
-	for _, o := range ctx.Build.Wheel.Inputs {
-		if o.Type != elf.ET_DYN || !ctx.Build.Process.Mapped(o) {
+	for _, o := range b.Wheel.Inputs {
+		p := b.Process
+		switch {
+		case o.Type != elf.ET_DYN && o.Type != elf.ET_EXEC:
 			continue
+		case o.Executable: // a program runs in a process of its own
+			p = analyze.NewProcess(b.Loader)
+			p.Exec(o)
+		case !p.Mapped(o):
+			continue // never loaded: a file of the same SONAME was mapped instead
 		}
-		for _, sym := range ctx.Build.Process.Unresolved(o, true) {
+		out = append(out, unresolvedIn(r, ctx, p, o)...)
+	}
+	return out
+}
+
+// unresolvedIn reports o's undefined symbols its own dependencies do not
+// define: an error when nothing in its process does, a note when the
+// process provides them from elsewhere (the interpreter's libm, a library
+// opened RTLD_GLOBAL) or when etlink cannot tell (a dependency not found,
+// no interpreter read). The interpreter's own exports, the C API, are what
+// an extension is meant to take from it.
+func unresolvedIn(r *Rule, ctx *Context, p *analyze.Process, o *elfobj.Object) []finding.Finding {
+	needs, missing := p.Needs(o)
+	var out []finding.Finding
+	relies := map[*elfobj.Object][]string{}
+	var providers []*elfobj.Object
+	var undecided []string
+	for _, u := range needs {
+		switch {
+		case u.By != nil && u.By == p.Exe:
+		case u.By != nil:
+			if _, ok := relies[u.By]; !ok {
+				providers = append(providers, u.By)
+			}
+			relies[u.By] = append(relies[u.By], u.Name)
+		case p.Exe == nil && (strings.HasPrefix(u.Name, "Py") || strings.HasPrefix(u.Name, "_Py")):
+			// No interpreter was read: its C API is taken as given.
+		case len(missing) > 0 || p.Exe == nil:
+			undecided = append(undecided, u.Name)
+		default:
 			subj := pkgSubject(o)
-			subj.Symbol = sym
-			subj.Demangled = demangle.Name(sym)
-			f := r.newFinding(r.Severity, subj, fmt.Sprintf("%s is undefined and nothing %s loads defines it", subj.Demangled, path.Base(o.Path)))
+			subj.Symbol = u.Name
+			subj.Demangled = demangle.Name(u.Name)
+			f := r.newFinding(r.Severity, subj, fmt.Sprintf("%s is undefined and nothing %s loads defines it", subj.Demangled, baseName(o.Path)))
 			f.Evidence = []finding.Step{
-				{Text: fmt.Sprintf("%s needs %s (undefined, not weak)", o.Path, sym), File: o.Path, Symbol: sym},
-				{Text: fmt.Sprintf("its load scope: %s", scopeNames(ctx.Build.Process.Scope(o)))},
+				{Text: fmt.Sprintf("%s needs %s (undefined, not weak)", o.Path, versioned(u.Name, u.Version)), File: o.Path, Symbol: u.Name},
+				{Text: fmt.Sprintf("its load scope: %s", scopeNames(scopeOf(p, o)))},
 			}
 			f.Fix = r.Fix
 			out = append(out, f)
 		}
 	}
+	for _, by := range providers {
+		names := relies[by]
+		how := "which " + baseName(p.Exe.Path) + " loads"
+		if !p.FromExe(by) {
+			how = "which was opened RTLD_GLOBAL before it"
+		}
+		subj := pkgSubject(o)
+		subj.Symbol = "provided-by:" + baseName(by.Path)
+		f := r.newFinding(finding.Note, subj, fmt.Sprintf("%d undefined symbols (%s) are not in its own dependencies: they bind to %s, %s; it loads only where that holds",
+			len(names), listSome(names, 4), baseName(by.Path), how))
+		f.Evidence = []finding.Step{
+			{Text: fmt.Sprintf("%s needs %s and no library of its DT_NEEDED tree defines them", o.Path, strings.Join(names, " ")), File: o.Path},
+			{Text: fmt.Sprintf("in %s's process they bind to %s", baseName(p.Exe.Path), by.Path), File: by.Path},
+		}
+		f.Fix = fmt.Sprintf("Link %s explicitly (it is then in DT_NEEDED) if the module must load outside this interpreter.", baseName(by.Path))
+		f.Details = map[string]any{"provider": by.Path, "symbols": names}
+		out = append(out, f)
+	}
+	if len(undecided) > 0 {
+		why := "no Python interpreter was read (pass --python)"
+		if len(missing) > 0 {
+			why = fmt.Sprintf("its dependency %s was not found here", missing[0].Name)
+		}
+		subj := pkgSubject(o)
+		subj.Symbol = "undecided"
+		f := r.newFinding(finding.Note, subj, fmt.Sprintf("cannot tell whether %d undefined symbols (%s) are defined at load time: %s",
+			len(undecided), listSome(undecided, 4), why))
+		f.Evidence = []finding.Step{{Text: fmt.Sprintf("%s needs %s", o.Path, strings.Join(undecided, " ")), File: o.Path}}
+		f.Details = map[string]any{"symbols": undecided}
+		out = append(out, f)
+	}
 	return out
+}
+
+// scopeOf is o's lookup scope in p, or what it maps when o is p's program.
+func scopeOf(p *analyze.Process, o *elfobj.Object) []*elfobj.Object {
+	if s := p.Scope(o); len(s) > 0 {
+		return s
+	}
+	return p.Order
+}
+
+func versioned(name, version string) string {
+	if version == "" {
+		return name
+	}
+	return name + "@" + version
+}
+
+// listSome names the first n of names, and how many more there are.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 func scopeNames(objs []*elfobj.Object) string {
@@ -316,6 +414,16 @@ func checkUnfindable(r *Rule, ctx *Context) []finding.Finding {
 		}
 	}
 	var out []finding.Finding
+	for _, d := range ctx.Package.Dangling {
+		if !sharedLibName().MatchString(path.Base(d.Path)) {
+			continue // a link to headers or data: said on stderr, no loader concern
+		}
+		subj := finding.Subject{File: d.Path}
+		f := r.newFinding(finding.Note, subj, fmt.Sprintf("%s leads to no file: loading it by name or path fails (a shipped object that needs it is an error of its own)", path.Base(d.Path)))
+		f.Evidence = []finding.Step{{Text: d.Error(), File: d.Path}}
+		f.Fix = "Ship the file the link points to, or drop the link."
+		out = append(out, f)
+	}
 	seen := map[string]bool{}
 	for _, m := range p.Missing {
 		if !shipped[m.From] || seen[m.From.Path+"\x00"+m.Name] {
@@ -335,35 +443,72 @@ func checkUnfindable(r *Rule, ctx *Context) []finding.Finding {
 	return out
 }
 
+var sharedLibName = lazyRegexp(`\.so(\.[0-9]+)*$`)
+
 var versionedSo = lazyRegexp(`\.so\.[0-9]+(\.[0-9]+)*$`)
 
 func checkSonames(r *Rule, ctx *Context) []finding.Finding {
 	if ctx.Package == nil {
 		return nil
 	}
+	shipped := map[string]bool{} // the directories' file names, as dir/name
+	for _, o := range ctx.Package.Objects {
+		shipped[objectDir(o)+"/"+baseName(o.Path)] = true
+		if o.Real != "" {
+			shipped[objectDir(o)+"/"+path.Base(o.Real)] = true
+		}
+	}
+	versioned := ctx.Config != nil && ctx.Config.Soname.Versioned
 	var out []finding.Finding
 	for _, o := range ctx.Package.Objects {
 		if o.Type != elf.ET_DYN || o.Executable || analyze.IsExtension(o) || o.Archive != "" {
 			continue
 		}
-		base := path.Base(strings.ReplaceAll(o.Path, "!", "/"))
-		var msg string
+		base := baseName(o.Path)
+		sev, msg := r.Severity, ""
 		switch {
-		case !versionedSo().MatchString(base):
-			msg = fmt.Sprintf("%s has no version in its file name (SONAME %q)", base, o.Soname)
 		case o.Soname == "":
-			msg = fmt.Sprintf("%s has no SONAME", base)
-		case o.Soname != base:
-			msg = fmt.Sprintf("%s has SONAME %s: consumers will look for a file of that name", base, o.Soname)
+			sev, msg = finding.Note, fmt.Sprintf("%s has no SONAME: a library linked against it records DT_NEEDED as named on the link line (fine if it is only loaded by path)", base)
+		case o.Soname != base && !shipped[objectDir(o)+"/"+o.Soname] && !sonameOnDisk(o):
+			msg = fmt.Sprintf("%s has SONAME %s, and no file of that name is shipped beside it: consumers linked against it will not find it", base, o.Soname)
+		case versioned && !versionedSo().MatchString(base):
+			msg = fmt.Sprintf("%s has no version in its file name (etlink.toml [soname] versioned = true)", base)
 		default:
 			continue
 		}
-		f := r.newFinding(r.Severity, pkgSubject(o), msg)
+		f := r.newFinding(sev, pkgSubject(o), msg)
 		f.Evidence = []finding.Step{{Text: fmt.Sprintf("%s: file name %s, DT_SONAME %q", o.Path, base, o.Soname), File: o.Path}}
+		if o.Real != "" && path.Base(o.Real) != base {
+			f.Evidence = append(f.Evidence, finding.Step{Text: fmt.Sprintf("%s is a link to %s", o.Path, o.Real), File: o.Real})
+		}
 		f.Fix = r.Fix
 		out = append(out, f)
 	}
 	return out
+}
+
+// sonameOnDisk reports whether a file named like o's SONAME, beside o or
+// beside the file o's links lead to, is o itself: an installed tree's
+// libfoo.so -> libfoo.so.1 -> libfoo.so.1.2 chain, which ldconfig keeps.
+func sonameOnDisk(o *elfobj.Object) bool {
+	if o.Real == "" {
+		return false
+	}
+	for _, dir := range []string{filepath.Dir(o.Path), filepath.Dir(o.Real)} {
+		if r, err := filepath.EvalSymlinks(filepath.Join(dir, o.Soname)); err == nil && r == o.Real {
+			return true
+		}
+	}
+	return false
+}
+
+// objectDir is the directory of o in its own namespace (wheel.whl!dir).
+func objectDir(o *elfobj.Object) string {
+	p := o.Path
+	if i := strings.LastIndexAny(p, "/!"); i >= 0 {
+		return p[:i]
+	}
+	return "."
 }
 
 func checkWheelTag(r *Rule, ctx *Context) []finding.Finding {

@@ -38,7 +38,7 @@ func runCheck(c *command, a *app, args []string) int {
 	if !ok {
 		return exitError
 	}
-	pkg := &analyze.Package{Path: strings.Join(fs.Args(), " "), Objects: s.objs}
+	pkg := &analyze.Package{Path: strings.Join(fs.Args(), " "), Objects: s.objs, Dangling: s.dangling}
 	for _, p := range fs.Args() {
 		if !strings.HasSuffix(p, ".whl") {
 			continue

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"debug/elf"
+
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
@@ -67,9 +69,11 @@ func (p *peerFlags) pythons() []string {
 type session struct {
 	objs   []*elfobj.Object
 	inputs []finding.Input
-	build  *analyze.Build
-	cache  *ldcache.Cache
-	ctx    *rules.Context
+	// dangling are the symbolic links among the inputs that lead nowhere.
+	dangling []*elfobj.Error
+	build    *analyze.Build
+	cache    *ldcache.Cache
+	ctx      *rules.Context
 }
 
 // open reads the wheel side and the peer and builds the process. ok is
@@ -113,8 +117,20 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		c, err := ldcache.Load("/etc/ld.so.cache")
 		cacheCh <- loaded{c, err}
 	}()
+	// Without torch to locate, the interpreter is found while the wheel is
+	// read (with it, the interpreter that finds torch is the one).
+	var interpCh chan interpreter
+	if torch == nil {
+		interpCh = make(chan interpreter, 1)
+		go func() {
+			p, err := pylocate.Interpreter(pf.pythons()...)
+			interpCh <- interpreter{p, err}
+		}()
+	}
 	s := &session{}
-	s.objs, s.inputs = a.readInputs(paths)
+	// The wheel's own relocations say which of its definitions it uses
+	// through the loader (and which are an executable's copies).
+	s.objs, s.inputs, s.dangling = a.readInputs(paths, elfobj.Options{References: true})
 	var read elfobj.Options
 	if narrow {
 		read.Only = analyze.ConflictNames(s.objs)
@@ -130,18 +146,22 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	}
 	var peer *analyze.Side
 	var loader *analyze.Loader
+	var interp interpreter
 	if len(pf.with) > 0 {
 		r, peerInputs, ok := a.peerSide(pf.with, torch, ahead, args)
 		if !ok {
 			return nil, false
 		}
-		peer, loader = r.side, r.loader
+		peer, loader, interp = r.side, r.loader, r.interp
 		s.inputs = append(s.inputs, peerInputs...)
+	}
+	if interpCh != nil {
+		interp = <-interpCh
 	}
 	if loader == nil {
 		loader = newLoader(s.cache, wheel, read)
 	}
-	s.build = analyze.NewBuild(loader, wheel, peer, order)
+	s.build = analyze.NewBuild(loader, a.readInterpreter(interp, loader, s.objs), wheel, peer, order)
 	for _, err := range loader.Failures() {
 		a.notef("warning: %v", err)
 	}
@@ -151,6 +171,42 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	}
 	s.ctx = &rules.Context{Build: s.build, Config: cfg, Components: comps}
 	return s, true
+}
+
+// interpreter is the Python program whose process the wheel is imported
+// into, or why none was found.
+type interpreter struct {
+	path string
+	err  error
+}
+
+// readInterpreter reads the interpreter through the loader's search, so
+// that its closure is the process's global scope. It returns nil, with a
+// note saying why, when there is none to read or it runs another machine's
+// code than the wheel's (a cross-built wheel): the rules then say what
+// they cannot decide.
+func (a *app) readInterpreter(in interpreter, l *analyze.Loader, wheel []*elfobj.Object) *elfobj.Object {
+	if in.err != nil {
+		a.notef("%v: the Python process is modelled without its interpreter", in.err)
+		return nil
+	}
+	if in.path == "" {
+		return nil
+	}
+	o, err := elfobj.OpenFile(in.path, "", l.Read)
+	if err != nil {
+		a.notef("interpreter: %v: the Python process is modelled without it", err)
+		return nil
+	}
+	for _, w := range wheel {
+		if w.Type == elf.ET_DYN && (w.Machine != o.Machine || w.Class != o.Class) {
+			a.notef("interpreter %s runs %s code, the wheel %s: the Python process is modelled without it", in.path, o.MachineName(), w.MachineName())
+			return nil
+		}
+	}
+	l.Add(o)
+	a.notef("interpreter %s: its libraries are the process's global scope", in.path)
+	return o
 }
 
 // located is Python's answer to where torch is, awaited by peerSide.
@@ -210,6 +266,8 @@ type peerRead struct {
 	err    error // from PackageFiles
 	side   *analyze.Side
 	loader *analyze.Loader
+	// interp is the interpreter that located torch.
+	interp interpreter
 }
 
 // listTorch lists torch's files in dir.
@@ -269,7 +327,8 @@ func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRea
 	if torch == nil {
 		r := peerRead{files: with}
 		r.open("peer", args)
-		return r, a.inputList(with, r.objs, r.errs), true
+		inputs, _ := a.inputList(with, r.objs, r.errs)
+		return r, inputs, true
 	}
 	l := <-torch
 	if l.err != nil {
@@ -292,5 +351,7 @@ func (a *app) peerSide(with []string, torch <-chan located, ahead <-chan peerRea
 		a.errorf("--with torch: %v", r.err)
 		return peerRead{}, nil, false
 	}
-	return r, a.inputList(r.files, r.objs, r.errs), true
+	r.interp = interpreter{path: l.res.Executable}
+	inputs, _ := a.inputList(r.files, r.objs, r.errs)
+	return r, inputs, true
 }

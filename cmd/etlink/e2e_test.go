@@ -66,17 +66,7 @@ func TestConflictsAgainstDebianTorch(t *testing.T) {
 			code, out, errs := runCLI(t, "conflicts", dir, "--with", "torch", "--python", "/usr/bin/python3",
 				"--format", "json", "-q")
 			r := decodeReport(t, out)
-			got := map[string]bool{}
-			for _, f := range r.Findings {
-				if f.Rule == "ET301" {
-					got[f.Subject.Symbol] = true
-				}
-			}
-			gotList := make([]string, 0, len(got))
-			for s := range got {
-				gotList = append(gotList, s)
-			}
-			sort.Strings(gotList)
+			gotList := conflictNames(r)
 			if missing, extra := diff(want, gotList); len(missing)+len(extra) > 0 {
 				t.Errorf("etlink and the nm oracle disagree: %d missing from etlink %v, %d extra %v (stderr: %s)",
 					len(missing), head(missing), len(extra), head(extra), errs)
@@ -99,6 +89,35 @@ func TestConflictsAgainstDebianTorch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// conflictNames lists, sorted and once each, the symbol names ET301
+// reports: a finding's subject, or each member of a bundle finding (a wheel
+// object sharing many symbols with one library of the peer).
+func conflictNames(r *finding.Report) []string {
+	got := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Rule != "ET301" {
+			continue
+		}
+		det, _ := f.Details.(map[string]any)
+		members, bundle := det["symbols"].([]any)
+		if !bundle {
+			got[f.Subject.Symbol] = true
+			continue
+		}
+		for _, m := range members {
+			if m, ok := m.(map[string]any); ok {
+				got[m["symbol"].(string)] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(got))
+	for s := range got {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // assertComponents checks that the bundled components are each named.

@@ -121,18 +121,28 @@ func (o *outputFlags) loadConfig() (*rules.Config, error) {
 }
 
 // readInputs opens paths, printing an error line per unreadable input.
-func (a *app) readInputs(paths []string) ([]*elfobj.Object, []finding.Input) {
-	objs, errs := elfobj.Open(paths, elfobj.Options{})
-	return objs, a.inputList(paths, objs, errs)
+func (a *app) readInputs(paths []string, opt elfobj.Options) ([]*elfobj.Object, []finding.Input, []*elfobj.Error) {
+	objs, errs := elfobj.Open(paths, opt)
+	inputs, dangling := a.inputList(paths, objs, errs)
+	return objs, inputs, dangling
 }
 
 // inputList reports what reading paths gave (objs, errs): each error, each
-// path that held no ELF object, and the inputs for the report.
-func (a *app) inputList(paths []string, objs []*elfobj.Object, errs []error) []finding.Input {
+// path that held no ELF object, and the inputs for the report. Symbolic
+// links that lead nowhere are not unreadable inputs (Debian's torch/lib
+// holds three, to libraries of another package): each is said in a note
+// and returned for the rules that judge them.
+func (a *app) inputList(paths []string, objs []*elfobj.Object, errs []error) ([]finding.Input, []*elfobj.Error) {
 	failed := map[string]string{}
+	var dangling []*elfobj.Error
 	for _, err := range errs {
-		a.inputError(err)
 		var ee *elfobj.Error
+		if errors.Is(err, elfobj.ErrDanglingLink) && errors.As(err, &ee) {
+			a.notef("%v (skipped)", err)
+			dangling = append(dangling, ee)
+			continue
+		}
+		a.inputError(err)
 		if errors.As(err, &ee) {
 			failed[ee.Path] = ee.Err.Error()
 		} else {
@@ -154,7 +164,7 @@ func (a *app) inputList(paths []string, objs []*elfobj.Object, errs []error) []f
 	for _, p := range sortedKeys(failed) {
 		inputs = append(inputs, finding.Input{Path: p, Error: failed[p]})
 	}
-	return inputs
+	return inputs, dangling
 }
 
 // emit writes the report and returns the exit code.

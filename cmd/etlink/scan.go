@@ -45,7 +45,7 @@ func runScan(c *command, a *app, args []string) int {
 		a.errorf("scan: no PATH given\nRun 'etlink scan --help' for usage.")
 		return exitError
 	}
-	objs, inputs := a.readInputs(fs.Args())
+	objs, inputs, _ := a.readInputs(fs.Args(), elfobj.Options{})
 	if out.format == "json" {
 		head := scanReport{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version},
 			Command: "scan", Inputs: inputs, Objects: []*elfobj.Object{}}

@@ -12,11 +12,13 @@
 #               anywhere in the package) and $TORCH_DIR/lib/*.so* (dangling
 #               symlinks skipped), plus every library `ldd` resolves for them;
 #               names from `nm -D --defined-only`.
-#   excluded    from the torch side, every library that `ldd` also resolves
-#               for a wheel file to the same file (libc, libstdc++, libm, ...,
-#               and with --fixed libXNNPACK and friends): the loader maps such
-#               a file once, so it is one definition, not two. Paths are
-#               compared after readlink -f.
+#   excluded    from the torch side, the wheel's own files, should torch's
+#               closure reach one (paths compared after readlink -f): that
+#               file is one definition on both sides. A system library both
+#               closures load (libstdc++, libm, and with --fixed libXNNPACK and
+#               friends) stays on the torch side: the loader maps it once, but
+#               a wheel file that exports the same names (a statically linked
+#               copy) is a second definition.
 #
 # Names are compared without their version suffix (foo@@V2 and foo@V1 are
 # both foo). Nothing else is filtered: linker-defined names such as _init,
@@ -96,11 +98,11 @@ done < <(find "$torch" \( -path "$torch/lib/*.so*" -o -name '*.cpython-*.so' -o 
 	ldd_paths "${torch_own[@]}"
 } | sort -u >"$tmp/torch-set"
 if ((${#wheel_files[@]})); then
-	ldd_paths "${wheel_files[@]}" >"$tmp/wheel-closure"
+	printf '%s\0' "${wheel_files[@]}" | xargs -0 readlink -f | sort -u >"$tmp/wheel-real"
 else
-	: >"$tmp/wheel-closure"
+	: >"$tmp/wheel-real"
 fi
-comm -23 "$tmp/torch-set" "$tmp/wheel-closure" >"$tmp/torch-files"
+comm -23 "$tmp/torch-set" "$tmp/wheel-real" >"$tmp/torch-files"
 
 defined_names ${wheel_files[@]+"${wheel_files[@]}"} >"$tmp/wheel-names"
 mapfile -t torch_files <"$tmp/torch-files"
