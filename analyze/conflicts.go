@@ -3,8 +3,10 @@ package analyze
 import (
 	"debug/elf"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/symset"
@@ -58,19 +60,27 @@ func (u Use) String() string {
 	return [...]string{"unused", "separate", "interposed"}[u]
 }
 
-// classify grades bindings against the copies they are about.
-func classify(copies []Def, bs []Binding) Use {
-	isCopy := map[*elfobj.Object]bool{}
-	for _, d := range copies {
-		isCopy[d.Object] = true
+// classify grades bindings against the copies they are about, grouped in
+// parties: the wheel's and the peer's definitions for ET301 (libblas and
+// liblapack binding each other's weak xerbla_ is the peer's own affair),
+// each shipped object its own party for ET302. A reference is interposed
+// when it binds to another party's copy than its own link's; copies are
+// separate when references bind to copies of two parties or more.
+func classify(parties [][]Def, bs []Binding) Use {
+	party := map[*elfobj.Object]int{}
+	for i, defs := range parties {
+		for _, d := range defs {
+			party[d.Object] = i + 1
+		}
 	}
-	bound := map[*elfobj.Object]bool{}
+	bound := map[int]bool{}
 	for _, bd := range bs {
-		if bd.Interposed() && isCopy[bd.To] && isCopy[bd.Own] {
+		to, own := party[bd.To], party[bd.Own]
+		if bd.Interposed() && to != 0 && own != 0 && to != own {
 			return Interposed
 		}
-		if bd.To != nil && isCopy[bd.To] {
-			bound[bd.To] = true
+		if to != 0 {
+			bound[to] = true
 		}
 	}
 	if len(bound) >= 2 {
@@ -205,13 +215,42 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	}
 	var out []Conflict
 	var names symset.Set
+	var definers []*elfobj.Object
+	seen := map[*elfobj.Object]bool{}
 	for name, defs := range peer {
 		out = append(out, Conflict{Name: name, Wheel: wheel[name], Peer: defs})
 		names.Add(name)
+		for _, d := range defs {
+			if !seen[d.Object] {
+				seen[d.Object] = true
+				definers = append(definers, d.Object)
+			}
+		}
 	}
+	readReferences(definers)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	b.bind(out, &names)
 	return out
+}
+
+// readReferences reads the relocation flags of the peer's definers, which
+// the closure was read without: whether a library uses its own copy
+// through the loader decides whether that copy is bound at all. A file
+// that cannot be read again keeps its flags unknown (taken as used).
+func readReferences(objs []*elfobj.Object) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, o := range objs {
+		if o.References {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			_ = o.ReadReferences()
+		})
+	}
+	wg.Wait()
 }
 
 // addDef appends a definition, keeping one per object (the default version
@@ -238,7 +277,7 @@ func (b *Build) bind(cs []Conflict, names *symset.Set) {
 	for i := range cs {
 		c := &cs[i]
 		c.Bindings = b.bindings(b.Process, defs, c.Name)
-		c.Use = classify(append(append([]Def(nil), c.Wheel...), c.Peer...), c.Bindings)
+		c.Use = classify([][]Def{c.Wheel, c.Peer}, c.Bindings)
 	}
 }
 
@@ -344,7 +383,11 @@ func (b *Build) duplicateIn(p *Process, label, name string, all []Def, names *sy
 	}
 	idx := b.index(p, names)
 	d := &Duplicate{Name: name, Defs: defs, Process: label, Bindings: b.bindings(p, idx, name)}
-	d.Use = classify(defs, d.Bindings)
+	parties := make([][]Def, len(defs))
+	for i := range defs {
+		parties[i] = defs[i : i+1]
+	}
+	d.Use = classify(parties, d.Bindings)
 	return d
 }
 

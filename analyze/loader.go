@@ -107,7 +107,7 @@ func (l *Loader) Own(defs *Definitions, o *elfobj.Object, name, version string) 
 		l.trees[o] = rank
 		l.mu.Unlock()
 	}
-	return first(rank, defs.Of(name), version)
+	return defs.first(rank, name, version)
 }
 
 // Via says which step of the search found a library.

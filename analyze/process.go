@@ -3,6 +3,7 @@ package analyze
 import (
 	"debug/elf"
 	"math"
+	"slices"
 
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/symset"
@@ -217,7 +218,11 @@ func (p *Process) relocatedBefore(a, b *elfobj.Object) bool {
 // it" for Bind; callers build it once for the names they ask about (Index).
 type Definitions struct {
 	defs map[string]map[*elfobj.Object]*elfobj.Symbol
-	refs map[string][]Reference
+	// versions lists, per name and object, the version of every
+	// definition the object has of it (libc's memcpy@GLIBC_2.2.5 and
+	// memcpy@@GLIBC_2.14): a reference may ask for an old one.
+	versions map[string]map[*elfobj.Object][]string
+	refs     map[string][]Reference
 }
 
 // Reference is one object's reference to a symbol.
@@ -239,7 +244,8 @@ func (d *Definitions) Refs(name string) []Reference { return d.refs[name] }
 // Index collects, from objs, the exported definitions of the given names
 // and the references to them. Each object is indexed once.
 func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
-	d := &Definitions{defs: map[string]map[*elfobj.Object]*elfobj.Symbol{}, refs: map[string][]Reference{}}
+	d := &Definitions{defs: map[string]map[*elfobj.Object]*elfobj.Symbol{},
+		versions: map[string]map[*elfobj.Object][]string{}, refs: map[string][]Reference{}}
 	seen := map[*elfobj.Object]bool{}
 	for _, o := range objs {
 		if seen[o] {
@@ -267,6 +273,14 @@ func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
 				if prev, ok := m[o]; !ok || prev.Hidden {
 					m[o] = s // a default version wins over a hidden one
 				}
+				if s.Version != "" {
+					v := d.versions[s.Name]
+					if v == nil {
+						v = map[*elfobj.Object][]string{}
+						d.versions[s.Name] = v
+					}
+					v[o] = append(v[o], s.Version)
+				}
 				if (!o.References || s.Relocated()) && !referred[s.Name] {
 					referred[s.Name] = true
 					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Defines: true})
@@ -292,24 +306,34 @@ func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string
 
 // lookup is the scope search of one reference, before the unique table.
 func (p *Process) lookup(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	byObj := defs.Of(name)
-	if s, ok := byObj[o]; ok && s.Visibility() == elf.STV_PROTECTED {
+	if s, ok := defs.Of(name)[o]; ok && s.Visibility() == elf.STV_PROTECTED {
 		return o
 	}
-	return first(p.rank(o), byObj, version)
+	return defs.first(p.rank(o), name, version)
 }
 
-// first returns the definer of byObj that comes first in rank and suits
+// first returns the definer of name that comes first in rank and suits
 // the version asked for.
-func first(rank map[*elfobj.Object]int, byObj map[*elfobj.Object]*elfobj.Symbol, version string) *elfobj.Object {
+func (d *Definitions) first(rank map[*elfobj.Object]int, name, version string) *elfobj.Object {
 	var best *elfobj.Object
 	bestAt := math.MaxInt
-	for q, s := range byObj {
-		if at, ok := rank[q]; ok && at < bestAt && versionMatches(s, version) {
+	for q, s := range d.defs[name] {
+		if at, ok := rank[q]; ok && at < bestAt && d.suits(q, s, name, version) {
 			best, bestAt = q, at
 		}
 	}
 	return best
+}
+
+// suits applies ld.so's version rule to object q, whose default (or only)
+// definition of name is def: a versioned reference takes a definition of
+// that version, or an unversioned one; an unversioned reference takes the
+// default version and never a hidden one.
+func (d *Definitions) suits(q *elfobj.Object, def *elfobj.Symbol, name, want string) bool {
+	if want == "" {
+		return !def.Hidden
+	}
+	return def.Version == "" || slices.Contains(d.versions[name][q], want)
 }
 
 // uniqueOwner returns the definition of a STB_GNU_UNIQUE name the process
@@ -333,14 +357,4 @@ func (p *Process) uniqueOwner(defs *Definitions, name string) *elfobj.Object {
 	}
 	p.unique[name] = owner
 	return owner
-}
-
-// versionMatches applies ld.so's rule: a versioned reference needs that
-// version (or an unversioned definition); an unversioned reference takes the
-// default version and never a hidden one.
-func versionMatches(def *elfobj.Symbol, want string) bool {
-	if want == "" {
-		return !def.Hidden
-	}
-	return def.Version == "" || def.Version == want
 }

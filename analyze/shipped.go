@@ -3,6 +3,7 @@ package analyze
 import (
 	"debug/elf"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/etlink/etlink/elfobj"
@@ -78,26 +79,27 @@ type Unbound struct {
 // tree the search did not find, whose symbols cannot be checked.
 func (p *Process) Needs(o *elfobj.Object) (out []Unbound, missing []Edge) {
 	var names symset.Set
-	want := map[string]string{}
+	var want []*elfobj.Symbol // one per name and version asked for
 	for i := range o.Symbols {
 		s := &o.Symbols[i]
 		if s.Defined() || s.Binding() == elf.STB_WEAK || s.Name == "" {
 			continue
 		}
 		names.Add(s.Name)
-		want[s.Name] = s.Version
+		want = append(want, s)
 	}
 	if len(want) == 0 {
 		return nil, nil
 	}
+	sort.Slice(want, func(i, j int) bool { return want[i].Versioned() < want[j].Versioned() })
 	alone := NewProcess(p.loader)
 	tree := alone.Dlopen(o, false)
 	defs := Index(append(append([]*elfobj.Object(nil), tree...), p.Scope(o)...), &names)
-	for _, name := range sortedNames(want) {
-		if alone.Bind(defs, o, name, want[name]) != nil {
+	for _, s := range want {
+		if alone.Bind(defs, o, s.Name, s.Version) != nil {
 			continue
 		}
-		out = append(out, Unbound{Name: name, Version: want[name], By: p.Bind(defs, o, name, want[name])})
+		out = append(out, Unbound{Name: s.Name, Version: s.Version, By: p.Bind(defs, o, s.Name, s.Version)})
 	}
 	return out, alone.Missing
 }

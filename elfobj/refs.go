@@ -171,3 +171,31 @@ func applyRefs(f *elf.File, r io.ReaderAt, dynsym *elf.Section, symSize uint64, 
 	}
 	return nil
 }
+
+// ReadReferences sets Symbol.Relocated and Symbol.Copied on an object read
+// without Options.References, from its file: a comparison needs them for
+// the few libraries that define a symbol in question, not for every
+// library of a closure. Only a standalone file (Real set) can be read
+// again; for others it returns an error and the flags stay unknown.
+func (o *Object) ReadReferences() error {
+	if o.References {
+		return nil
+	}
+	if o.Real == "" {
+		return errorf(o.Path, "relocations: not a file of its own")
+	}
+	f, _, _, err := openHead(o.Real)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return &Error{Path: o.Path, Err: describe(err)}
+	}
+	if err := readRefs(ef, f, o); err != nil {
+		return &Error{Path: o.Path, Err: err}
+	}
+	o.References = true
+	return nil
+}

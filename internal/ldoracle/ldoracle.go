@@ -1,0 +1,229 @@
+// Package ldoracle asks glibc's dynamic loader what etlink predicts. It runs
+// the real loader on real files, a Python process that imports modules and
+// dlopens files in a stated order, or ld.so's trace mode on a program (which
+// maps and relocates it without running it), with LD_DEBUG=bindings,libs and
+// LD_BIND_NOW=1, and reads back which definition each lookup bound to, which
+// directories each search tried, and which loads failed and why.
+//
+// It is a test oracle: a dlopen runs the library's static initializers, so
+// it is only pointed at packages the test installed or built.
+package ldoracle
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Interp returns the program interpreter (PT_INTERP: ld.so) that exe names.
+func Interp(exe string) (string, error) {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(b, 0); err != nil {
+				return "", fmt.Errorf("%s: PT_INTERP: %w", exe, err)
+			}
+			return strings.TrimRight(string(b), "\x00"), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no PT_INTERP", exe)
+}
+
+// Step is one load a Python process performs, in order.
+type Step struct {
+	// Import names a module to import (torch), or Path a file to dlopen
+	// with RTLD_NOW, RTLD_GLOBAL when Global.
+	Import string `json:"import,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Global bool   `json:"global,omitempty"`
+}
+
+// Binding is one lookup the loader logged: a reference from From bound to
+// To's definition. Paths are real (symlinks resolved).
+type Binding struct{ From, To string }
+
+// Run is what the loader said.
+type Run struct {
+	// Bindings lists, by symbol name (without version), every binding of
+	// the names asked about.
+	Bindings map[string][]Binding
+	// Searched holds, by the real path of the file whose RPATH or RUNPATH
+	// it was, every directory the loader searched that way.
+	Searched map[string][]string
+	// Errors holds, by step, the error the load gave ("" when it
+	// loaded); for a trace, its "not found" and "undefined symbol" lines.
+	Errors []string
+}
+
+// Bound reports whether some reference to sym bound from one file to another;
+// an empty from matches any referrer.
+func (r *Run) Bound(sym, from, to string) bool {
+	for _, b := range r.Bindings[sym] {
+		if b.To == Real(to) && (from == "" || b.From == Real(from)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Timeout bounds one run.
+var Timeout = 5 * time.Minute
+
+// loader is the Python side of Python: the steps come as JSON in argv[1];
+// it prints one JSON list, an error string or null per step.
+const loader = `import ctypes, importlib, json, os, sys
+out = []
+for s in json.loads(sys.argv[1]):
+    try:
+        if s.get("import"):
+            importlib.import_module(s["import"])
+        else:
+            ctypes.CDLL(s["path"], mode=os.RTLD_GLOBAL if s.get("global") else os.RTLD_LOCAL)
+        out.append(None)
+    except Exception as e:
+        out.append(str(e))
+print(json.dumps(out))`
+
+// Python runs python with the steps and reports the bindings of names.
+// A step that fails does not stop the others.
+func Python(python string, steps []Step, names map[string]bool) (*Run, error) {
+	plan, err := json.Marshal(steps)
+	if err != nil {
+		return nil, err
+	}
+	var stdout bytes.Buffer
+	run, err := debug(names, false, &stdout, python, "-c", loader, string(plan))
+	if err != nil {
+		return nil, err
+	}
+	var errs []*string
+	if err := json.Unmarshal(stdout.Bytes(), &errs); err != nil || len(errs) != len(steps) {
+		return nil, fmt.Errorf("%s: the load script answered %q", python, stdout.String())
+	}
+	for _, e := range errs {
+		if e == nil {
+			run.Errors = append(run.Errors, "")
+		} else {
+			run.Errors = append(run.Errors, *e)
+		}
+	}
+	return run, nil
+}
+
+// Trace maps and relocates file, a program or a shared library, with
+// ld.so's trace mode, as ldd -r does, without running it, and reports the
+// bindings of names. Errors holds the libraries not found and the undefined
+// symbols (a library's references to the interpreter's C API among them:
+// no interpreter is loaded).
+func Trace(ldso, file string, names map[string]bool) (*Run, error) {
+	var out bytes.Buffer // the trace on stdout, undefined symbols on stderr
+	run, err := debug(names, true, &out, ldso, file)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, "not found") || strings.Contains(line, "undefined symbol") {
+			run.Errors = append(run.Errors, strings.TrimSpace(line))
+		}
+	}
+	return run, nil
+}
+
+// debug runs a command with the loader's debugging output in a file and
+// parses it; with trace, the command is ld.so in trace mode, relocating
+// every object (ldd -r) and running nothing.
+func debug(names map[string]bool, trace bool, stdout *bytes.Buffer, args ...string) (*Run, error) {
+	dir, err := os.MkdirTemp("", "ldoracle")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), "LD_DEBUG=bindings,libs", "LD_DEBUG_OUTPUT="+filepath.Join(dir, "ld"), "LD_BIND_NOW=1")
+	if trace {
+		cmd.Env = append(cmd.Env, "LD_TRACE_LOADED_OBJECTS=1", "LD_WARN=1")
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	if trace {
+		cmd.Stderr = stdout
+	}
+	if err := cmd.Run(); err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: timed out after %s", strings.Join(args, " "), Timeout)
+	}
+	run := &Run{Bindings: map[string][]Binding{}, Searched: map[string][]string{}}
+	logs, _ := filepath.Glob(filepath.Join(dir, "ld.*"))
+	if len(logs) == 0 {
+		return nil, fmt.Errorf("%s: the loader wrote no debugging output (stderr: %s)", args[0], stderr.String())
+	}
+	for _, l := range logs {
+		if err := run.parse(l, names); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
+var (
+	bindingLine = regexp.MustCompile("binding file (.*) \\[\\d+\\] to (.*) \\[\\d+\\]: normal symbol `([^']*)'")
+	searchLine  = regexp.MustCompile(`search path=(\S*)\s+\((RPATH|RUNPATH) from file (.*)\)`)
+)
+
+// parse reads one LD_DEBUG output file.
+func (r *Run) parse(file string, names map[string]bool) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.Index(line, "binding file "); i >= 0 {
+			m := bindingLine.FindStringSubmatch(line[i:])
+			if m == nil || !names[m[3]] {
+				continue
+			}
+			r.Bindings[m[3]] = append(r.Bindings[m[3]], Binding{From: Real(m[1]), To: Real(m[2])})
+			continue
+		}
+		if m := searchLine.FindStringSubmatch(line); m != nil {
+			owner := Real(m[3])
+			r.Searched[owner] = append(r.Searched[owner], strings.Split(m[1], ":")...)
+		}
+	}
+	return sc.Err()
+}
+
+// reals caches Real's answers: the log names the same files many times.
+var reals = map[string]string{}
+
+// Real is p with symlinks resolved (p itself when it cannot be).
+func Real(p string) string {
+	if r, ok := reals[p]; ok {
+		return r
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		r = p
+	}
+	reals[p] = r
+	return r
+}
