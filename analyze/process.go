@@ -51,6 +51,10 @@ type Process struct {
 	opened map[*elfobj.Object]int
 	pos    map[*elfobj.Object]int
 	lists  [][]*elfobj.Object
+	// globalAt is, per dlopen, how much of Global existed when it ran:
+	// with RTLD_NOW (Python's default) its objects were relocated then,
+	// against that global scope, not against what later dlopens added.
+	globalAt []int
 	// ranks caches each dlopen's lookup order as positions: Bind asks
 	// the same scopes many times. A dlopen can change any scope.
 	ranks map[int]map[*elfobj.Object]int
@@ -92,6 +96,7 @@ func (p *Process) Dlopen(root *elfobj.Object, global bool) []*elfobj.Object {
 	list := p.searchList(root)
 	k := len(p.lists)
 	p.lists = append(p.lists, list)
+	p.globalAt = append(p.globalAt, len(p.Global))
 	for _, o := range list {
 		if _, ok := p.opened[o]; !ok {
 			p.opened[o] = k
@@ -168,16 +173,18 @@ func (p *Process) Mapped(o *elfobj.Object) bool {
 // InGlobal reports whether o is in the global scope.
 func (p *Process) InGlobal(o *elfobj.Object) bool { return p.global[o] }
 
-// Scope is the lookup order for references from o: the global scope, then
-// the search list of the dlopen that mapped o.
+// Scope is the lookup order for references from o: the global scope as it
+// was when o was mapped and relocated, then the search list of the dlopen
+// that mapped it.
 func (p *Process) Scope(o *elfobj.Object) []*elfobj.Object {
 	k, ok := p.opened[o]
 	if !ok {
 		return nil
 	}
-	out := append([]*elfobj.Object(nil), p.Global...)
+	global := p.Global[:p.globalAt[k]]
+	out := append([]*elfobj.Object(nil), global...)
 	for _, q := range p.lists[k] {
-		if !p.global[q] {
+		if !slices.Contains(global, q) {
 			out = append(out, q)
 		}
 	}
