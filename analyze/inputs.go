@@ -137,7 +137,7 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 		}
 		in.Maps = append(in.Maps, m)
 	default:
-		if isELFFile(p) {
+		if elfobj.IsELFFile(p) {
 			if explicit {
 				return []error{fmt.Errorf("%s: an ELF file is not a link line; give the build directory, link.txt, build.ninja or a build log", p)}
 			}
@@ -160,17 +160,6 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 		return errs
 	}
 	return nil
-}
-
-func isELFFile(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 4)
-	n, _ := f.Read(head)
-	return elfobj.IsELF(head[:n])
 }
 
 // MapFor finds the map a link wrote: the file its -Map option names, else

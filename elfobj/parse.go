@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 )
@@ -16,6 +17,18 @@ var elfMagic = []byte("\x7fELF")
 
 // IsELF reports whether the header bytes start an ELF image.
 func IsELF(head []byte) bool { return bytes.HasPrefix(head, elfMagic) }
+
+// IsELFFile reports whether the file p starts with the ELF magic.
+func IsELFFile(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(elfMagic))
+	n, _ := io.ReadFull(f, head)
+	return IsELF(head[:n])
+}
 
 // Parse reads one ELF image of size bytes from r. path names it in errors and
 // in the Object; dir is what $ORIGIN expands to for it. A crafted image that

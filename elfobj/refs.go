@@ -86,16 +86,7 @@ func markRelocs(f *elf.File, r io.ReaderAt, s *elf.Section, flags []uint8, copyT
 	if s.Flags&elf.SHF_COMPRESSED != 0 {
 		return fmt.Errorf("malformed ELF: relocation section %s is compressed", s.Name)
 	}
-	rela := s.Type == elf.SHT_RELA
-	ent := uint64(8)
-	switch {
-	case f.Class == elf.ELFCLASS64 && rela:
-		ent = 24
-	case f.Class == elf.ELFCLASS64:
-		ent = 16
-	case rela:
-		ent = 12
-	}
+	ent := uint64(relocSize(f.Class, s.Type == elf.SHT_RELA))
 	if s.FileSize%ent != 0 {
 		return fmt.Errorf("malformed ELF: relocation section %s: size %d is not a multiple of %d", s.Name, s.FileSize, ent)
 	}

@@ -17,17 +17,7 @@ type reloc struct {
 // relocations only to DWARF and offers no API for them.
 func readRelocs(f *elf.File, s *elf.Section) ([]reloc, error) {
 	rela := s.Type == elf.SHT_RELA
-	var ent int
-	switch {
-	case f.Class == elf.ELFCLASS64 && rela:
-		ent = 24
-	case f.Class == elf.ELFCLASS64:
-		ent = 16
-	case rela:
-		ent = 12
-	default:
-		ent = 8
-	}
+	ent := relocSize(f.Class, rela)
 	data, err := s.Data()
 	if err != nil {
 		return nil, fmt.Errorf("reading relocations %s: %w", s.Name, err)
@@ -55,6 +45,19 @@ func readRelocs(f *elf.File, s *elf.Section) ([]reloc, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// relocSize is the size of one relocation entry.
+func relocSize(c elf.Class, rela bool) int {
+	switch {
+	case c == elf.ELFCLASS64 && rela:
+		return 24
+	case c == elf.ELFCLASS64:
+		return 16
+	case rela:
+		return 12
+	}
+	return 8
 }
 
 // isInitTable reports whether a section holds constructor pointers.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/etlink/etlink/elfobj"
 )
 
 // Attempt is one interpreter asked, and what it answered.
@@ -176,7 +178,7 @@ func Interpreter(pythons ...string) (string, error) {
 			continue
 		}
 		p = resolve(p)
-		if isELF(p) {
+		if elfobj.IsELFFile(p) {
 			return p, nil
 		}
 		if !explicit {
@@ -188,7 +190,7 @@ func Interpreter(pythons ...string) (string, error) {
 			errs = append(errs, py+": "+err.Error())
 			continue
 		}
-		if exe = resolve(exe); isELF(exe) {
+		if exe = resolve(exe); elfobj.IsELFFile(exe) {
 			return exe, nil
 		}
 		errs = append(errs, fmt.Sprintf("%s: sys.executable %q is not an ELF program", py, exe))
@@ -208,18 +210,6 @@ func resolve(p string) string {
 		return r
 	}
 	return p
-}
-
-// isELF reports whether the file p starts with the ELF magic.
-func isELF(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var head [4]byte
-	n, _ := f.Read(head[:])
-	return n == 4 && string(head[:]) == "\x7fELF"
 }
 
 // Guess returns where pkg most likely is for the first of the interpreters

@@ -17,8 +17,13 @@ var checkCmd = &command{
 extensions that need libpython (ET201), absolute or build-tree RPATH/RUNPATH (ET203),
 symbols torch also defines (ET301, with --with), symbols two shipped objects define
 (ET302), undefined symbols nothing loads (ET401), DT_NEEDED entries the installed tree
-would not find (ET402), unversioned or mismatched SONAMEs (ET403), a platform tag that
+would not find (ET402), SONAMEs no shipped file carries (ET403), a platform tag that
 does not match the machine code (ET404) and group- or world-writable entries (ET405).
+
+The modules are checked as the interpreter imports them (--python, else the first
+python3 program on PATH or /usr/bin/python3): its libraries are the global scope,
+so a module that takes libm from python3 is a note, not an error. The package's
+programs are checked each in a process of its own.
 
 Examples:
   etlink check dist/executorch-1.0-cp311-cp311-manylinux_2_28_x86_64.whl --with torch

@@ -20,18 +20,26 @@ var conflictsCmd = &command{
 	help: `Compares the dynamic symbols that the wheel's shared libraries export with
 those of a peer and of every library the peer loads (its DT_NEEDED closure,
 resolved as ld.so would: RPATH, RUNPATH, $ORIGIN, /etc/ld.so.cache, default
-directories). Libraries both sides load from the same file are not a conflict.
-Names are compared without their symbol version. Each conflict says which
-definition references from each side bind to under --load-order.
+directories). A system library both sides load (libstdc++.so.6) is mapped
+once, but a wheel object exporting its symbols too (a statically linked
+copy) is a second definition; a wheel object sharing many symbols with one
+library is reported as one finding for the bundle. Names are compared
+without their symbol version.
 
+Each conflict says where references bind in a Python process modelled as
+glibc's loader runs it: the interpreter (python3 and its libraries are the
+global scope), then the sides imported in --load-order, modules RTLD_LOCAL.
 PATH is a wheel (.whl, read in memory), a directory (walked) or files.
 --with torch finds torch by asking Python to import it (python3 on PATH, then
 /usr/bin/python3, or --python); --with PATH takes a wheel, directory or files.
 Without --with only ET302 (duplicates inside the wheel) runs.
 
-Severities: a duplicated OBJECT or TLS symbol (state) is an error, a function a
-warning, weak vague-linkage definitions on every side (templates, inline
-functions, typeinfo) a note.
+Severities: a reference bound to the other side's copy instead of its own
+(interposed) is an error for state (data, TLS) and a warning for code; two
+copies each used by its own side (separate) are a warning for state meant to
+be one per process (cpuinfo, XNNPACK, registries, the C++ and OpenMP
+runtimes, an [[owner]] group) and a note otherwise; vague linkage (templates,
+inline functions, typeinfo) is a note.
 
 Examples:
   etlink conflicts dist/executorch-1.0-cp311-cp311-linux_x86_64.whl --with torch
@@ -51,7 +59,7 @@ type peerFlags struct {
 
 func (p *peerFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&p.with, "with", nil, "the peer: torch, or a wheel, directory or files (repeatable)")
-	fs.StringVar(&p.python, "python", "", "interpreter that locates torch for --with torch")
+	fs.StringVar(&p.python, "python", "", "the Python interpreter: locates torch for --with torch, and its libraries are the process's global scope")
 	fs.StringVar(&p.loadOrder, "load-order", "torch,wheel", "import order and mode: comma-separated torch|wheel, each optionally :global")
 }
 

@@ -184,7 +184,7 @@ func TestFieldMustFlag(t *testing.T) {
 			}
 			for _, want := range expect[cmd] {
 				if !got[want] {
-					t.Errorf("%s: etlink %s does not report %s (must flag); it reported %v", name, cmd, want, keys(got))
+					t.Errorf("%s: etlink %s does not report %s (must flag); it reported %v", name, cmd, want, sortedKeys(got))
 				}
 			}
 			o := &fieldOracle{t: t, dir: dir, ldso: ldso, torch: cmd == "conflicts"}
@@ -199,15 +199,6 @@ func TestFieldMustFlag(t *testing.T) {
 		}
 	}
 	fieldReport(t, "field: must-flag trees", tallies)
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // fieldOracle confirms one etlink report on one directory with the loader.
