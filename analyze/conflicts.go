@@ -220,6 +220,9 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	for name, defs := range peer {
 		out = append(out, Conflict{Name: name, Wheel: wheel[name], Peer: defs})
 		names.Add(name)
+		if AllVague(wheel[name], defs) {
+			continue // ordinary C++ whoever binds where: not worth a read
+		}
 		for _, d := range defs {
 			if !seen[d.Object] {
 				seen[d.Object] = true
@@ -233,9 +236,25 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	return out
 }
 
+// AllVague reports whether every definition has vague linkage (weak or
+// unique: template instances, inline functions), which the C++ ABI expects
+// in many objects.
+func AllVague(defs ...[]Def) bool {
+	for _, ds := range defs {
+		for _, d := range ds {
+			if !d.Symbol.Vague() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // readReferences reads the relocation flags of the peer's definers, which
 // the closure was read without: whether a library uses its own copy
-// through the loader decides whether that copy is bound at all. A file
+// through the loader decides whether that copy is bound at all, and so the
+// grade of a conflict that is not vague linkage everywhere (only those are
+// read: a vague conflict is a note however its copies are used). A file
 // that cannot be read again keeps its flags unknown (taken as used).
 func readReferences(objs []*elfobj.Object) {
 	var wg sync.WaitGroup

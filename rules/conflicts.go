@@ -163,16 +163,15 @@ var processWide = map[string]bool{
 // process uses the copies and what the symbol is (ET301's documentation);
 // why says it in words.
 func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) (sev finding.Severity, linkage, why string) {
-	vague, state := true, false
+	state := false
 	for _, ds := range defs {
 		for _, d := range ds {
-			vague = vague && d.Symbol.Vague()
 			state = state || d.Symbol.IsState()
 		}
 	}
 	linkage = "strong"
 	switch {
-	case vague:
+	case analyze.AllVague(defs...):
 		return finding.Note, "vague", "vague linkage on every side: the C++ ABI expects copies"
 	case use == analyze.Interposed && state:
 		return finding.Error, linkage, "references bind to another copy than their own: two states mixed"
