@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"debug/elf"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -187,4 +188,31 @@ func describeConflicts(cs []Conflict) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// TestForPython: python3.11 never imports a module tagged cpython-310, so it
+// is no root of the Python process; abi3 and untagged files stay.
+func TestForPython(t *testing.T) {
+	obj := func(p string) *elfobj.Object { return &elfobj.Object{Path: p, Type: elf.ET_DYN} }
+	s := &Side{Roots: []Root{
+		{Object: obj("/x/_m.cpython-310-x86_64-linux-gnu.so")},
+		{Object: obj("/x/_m.cpython-311-x86_64-linux-gnu.so")},
+		{Object: obj("/x/_cffi.abi3.so")},
+		{Object: obj("/x/libhelper.so")},
+	}}
+	interp := &elfobj.Object{Path: "/usr/bin/python3.11"}
+	if v := InterpreterVersion(interp); v != "311" {
+		t.Fatalf("InterpreterVersion(%s) = %q, want 311", interp.Path, v)
+	}
+	if v := InterpreterVersion(&elfobj.Object{Path: "/opt/py/bin/python3", Needed: []string{"libpython3.12.so.1.0"}}); v != "312" {
+		t.Errorf("InterpreterVersion from libpython = %q, want 312", v)
+	}
+	s.forPython(InterpreterVersion(interp))
+	var kept []string
+	for _, r := range s.Roots {
+		kept = append(kept, filepath.Base(r.Object.Path))
+	}
+	if strings.Join(kept, " ") != "_m.cpython-311-x86_64-linux-gnu.so _cffi.abi3.so libhelper.so" || len(s.OtherPython) != 1 {
+		t.Errorf("roots kept %v, other Python %v", kept, s.OtherPython)
+	}
 }

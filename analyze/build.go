@@ -8,8 +8,10 @@ package analyze
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"debug/elf"
 
@@ -30,7 +32,11 @@ type Side struct {
 	Closure []*elfobj.Object
 	// Missing are DT_NEEDED entries the loader search did not find.
 	Missing []Edge
-	has     map[*elfobj.Object]bool
+	// OtherPython are extension modules tagged for another CPython version
+	// than the interpreter's, which it never imports (Debian ships a
+	// package's modules for two versions side by side).
+	OtherPython []*elfobj.Object
+	has         map[*elfobj.Object]bool
 }
 
 // Root is one dlopen a side performs.
@@ -121,6 +127,45 @@ func (s *Side) rooted(o *elfobj.Object) bool {
 	}
 	return false
 }
+
+// forPython drops from the roots the extension modules tagged for another
+// CPython version than version ("311"; "" keeps them all).
+func (s *Side) forPython(version string) {
+	if version == "" {
+		return
+	}
+	roots := s.Roots[:0]
+	for _, r := range s.Roots {
+		if tag := pylocate.ExtensionTag(baseName(r.Object.Path)); tag != "" && tag != version && !strings.HasPrefix(tag, version) {
+			s.OtherPython = append(s.OtherPython, r.Object)
+			continue
+		}
+		roots = append(roots, r)
+	}
+	s.Roots = roots
+}
+
+// pythonName matches an interpreter's file name or libpython's: python3.11,
+// libpython3.11.so.1.0.
+var pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`python3\.([0-9]+)`) })
+
+// InterpreterVersion is the CPython version interp runs, as extension tags
+// spell it ("311"), from its file name or the libpython it links; "" when
+// neither says.
+func InterpreterVersion(interp *elfobj.Object) string {
+	if interp == nil {
+		return ""
+	}
+	for _, name := range append([]string{baseName(interp.Path), baseName(interp.Real)}, interp.Needed...) {
+		if m := pythonName().FindStringSubmatch(name); m != nil {
+			return "3" + m[1]
+		}
+	}
+	return ""
+}
+
+// baseName is the last element of an object's path, inside a wheel too.
+func baseName(p string) string { return path.Base(strings.ReplaceAll(p, "!", "/")) }
 
 // resolve fills Closure and Missing as if the side were loaded on its own.
 func (s *Side) resolve(l *Loader) {
@@ -219,8 +264,11 @@ func NewBuild(l *Loader, interp *elfobj.Object, wheel, peer *Side, order []LoadS
 		roots = append(roots, interp)
 	}
 	l.Prefetch(roots)
+	version := InterpreterVersion(interp)
+	wheel.forPython(version)
 	wheel.resolve(l)
 	if peer != nil {
+		peer.forPython(version)
 		peer.resolve(l)
 	}
 	if interp != nil {

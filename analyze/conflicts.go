@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -188,7 +189,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	}
 	wheel := map[string][]Def{}
 	for _, o := range b.Wheel.Inputs {
-		if b.Peer.Has(o) {
+		if b.Peer.Has(o) || slices.Contains(b.Wheel.OtherPython, o) {
 			continue
 		}
 		exportsOf(o, ignore, func(s *elfobj.Symbol) { wheel[s.Name] = addDef(wheel[s.Name], o, s) })

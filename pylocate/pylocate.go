@@ -308,6 +308,18 @@ func PackageFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
+// ExtensionTag returns the CPython version an extension module's file name
+// is tagged for ("311" for name.cpython-311-x86_64-linux-gnu.so), or ""
+// for a name any version imports (name.abi3.so) or that is no module's.
+func ExtensionTag(name string) string {
+	_, rest, ok := strings.Cut(name, ".cpython-")
+	if !ok || !strings.HasSuffix(name, ".so") {
+		return ""
+	}
+	tag, _, _ := strings.Cut(rest, "-")
+	return tag
+}
+
 // IsExtensionName reports whether a file name is an extension module's:
 // name.cpython-311-x86_64-linux-gnu.so or name.abi3.so.
 func IsExtensionName(name string) bool {

@@ -174,3 +174,18 @@ func TestGuessFindsTheUsualLayouts(t *testing.T) {
 		t.Errorf("Guess = %q; Python finds torch at %q", got, res.Dir)
 	}
 }
+
+func TestExtensionTag(t *testing.T) {
+	for name, want := range map[string]string{
+		"_pygit2.cpython-310-x86_64-linux-gnu.so":   "310",
+		"_C.cpython-311-x86_64-linux-gnu.so":        "311",
+		"_d.cpython-311d-x86_64-linux-gnu.so":       "311d",
+		"_libgit2.abi3.so":                          "",
+		"libtorch_cpu.so":                           "",
+		"notes.cpython-311-x86_64-linux-gnu.so.txt": "",
+	} {
+		if got := ExtensionTag(name); got != want {
+			t.Errorf("ExtensionTag(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

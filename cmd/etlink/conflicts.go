@@ -170,6 +170,10 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		loader = newLoader(s.cache, wheel, read)
 	}
 	s.build = analyze.NewBuild(loader, a.readInterpreter(interp, loader, s.objs), wheel, peer, order)
+	if n := len(wheel.OtherPython); n > 0 {
+		a.notef("%d extension modules are tagged for another Python than %s (%s, ...): it never imports them",
+			n, s.build.Process.Exe.Path, wheel.OtherPython[0].Path)
+	}
 	for _, err := range loader.Failures() {
 		a.notef("warning: %v", err)
 	}
