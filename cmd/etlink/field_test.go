@@ -172,8 +172,13 @@ func TestFieldMustFlag(t *testing.T) {
 				expect[f[0]] = append(expect[f[0]], f[1]+" "+f[2])
 			}
 		}
+		whl := treeWheel(t, dir, name)
 		for _, cmd := range []string{"check", "conflicts"} {
 			r := runField(t, cmd, dir)
+			// The same files as a wheel, read in memory: the same verdicts.
+			if got, want := verdicts(runField(t, cmd, whl)), verdicts(r); !slices.Equal(got, want) {
+				t.Errorf("%s: etlink %s on the wheel says %v, on the installed tree %v", name, cmd, got, want)
+			}
 			got := map[string]bool{}
 			for _, f := range r.Findings {
 				key := f.Rule + " " + f.Severity.String()
@@ -199,6 +204,48 @@ func TestFieldMustFlag(t *testing.T) {
 		}
 	}
 	fieldReport(t, "field: must-flag trees", tallies)
+}
+
+// treeWheel zips a must-flag tree's package files into a wheel of the
+// wheel's own layout (name-1.0-cp311-cp311-linux_x86_64.whl, a dist-info
+// with WHEEL and RECORD), modes kept.
+func treeWheel(t *testing.T, dir, name string) string {
+	t.Helper()
+	entries := map[string]wheelFile{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "EXPECT" {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		entries[filepath.ToSlash(rel)] = wheelFile{p, 0o755}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := strings.ReplaceAll(name, "-", "_")
+	meta := filepath.Join(t.TempDir(), "WHEEL")
+	if err := os.WriteFile(meta, []byte("Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries[dist+"-1.0.dist-info/WHEEL"] = wheelFile{meta, 0o644}
+	entries[dist+"-1.0.dist-info/RECORD"] = wheelFile{meta, 0o644}
+	whl := filepath.Join(t.TempDir(), dist+"-1.0-cp311-cp311-linux_x86_64.whl")
+	writeWheel(t, whl, entries)
+	return whl
+}
+
+// verdicts lists a report's rules and severities at warning or above, with
+// the symbols each names, sorted: what must not depend on where the files sit.
+func verdicts(r *finding.Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Severity >= finding.Warning {
+			out = append(out, f.Rule+" "+f.Severity.String()+" "+f.Subject.Symbol)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // fieldOracle confirms one etlink report on one directory with the loader.
