@@ -64,7 +64,7 @@ func IsExtension(o *elfobj.Object) bool {
 	if o.Type != elf.ET_DYN || o.Executable {
 		return false
 	}
-	if pylocate.IsExtensionName(path.Base(strings.ReplaceAll(o.Path, "!", "/"))) {
+	if pylocate.IsExtensionName(baseName(o.Path)) {
 		return true
 	}
 	for i := range o.Symbols {

@@ -3,6 +3,7 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,31 +59,23 @@ func unwrapPath(err error) error {
 func (in *LinkInputs) dir(dir string, opt linkline.Options) []error {
 	var errs []error
 	var links []*linkline.Link
-	switch {
-	case exists(filepath.Join(dir, ".cmake", "api", "v1", "reply")):
+	if exists(filepath.Join(dir, ".cmake", "api", "v1", "reply")) {
 		links, errs = linkline.ParseFileAPI(dir, opt)
-		in.Sources[dir] = "CMake File API reply"
-	case exists(filepath.Join(dir, "build.ninja")):
-		links, errs = linkline.ParseNinja(filepath.Join(dir, "build.ninja"), opt)
-		in.Sources[dir] = "build.ninja"
-	default:
-		var txts []string
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && d.Name() == "link.txt" {
-				txts = append(txts, p)
+		in.Sources[dir] = "CMake File API reply" + driverSources(links)
+		if len(links) == 0 && len(errs) > 0 {
+			// An unusable reply (a query CMake did not answer in full, a
+			// reply of another version): the generator's own files say the
+			// same, without the CMakeLists.txt lines.
+			alt, altErrs, what := generatorLinks(dir, opt)
+			if len(alt) > 0 {
+				in.Sources[dir] = fmt.Sprintf("%s: the File API reply gave no link (%v)", what, errs[0])
+				links, errs = alt, altErrs
 			}
-			return nil
-		})
-		sort.Strings(txts)
-		for _, t := range txts {
-			l, err := linkline.ParseLinkTxt(t, opt)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			links = append(links, l)
 		}
-		in.Sources[dir] = fmt.Sprintf("%d link.txt files", len(txts))
+	} else {
+		var what string
+		links, errs, what = generatorLinks(dir, opt)
+		in.Sources[dir] = what
 	}
 	in.Links = append(in.Links, links...)
 	// Maps: every file whose first bytes a linker map starts with.
@@ -98,6 +91,59 @@ func (in *LinkInputs) dir(dir string, opt linkline.Options) []error {
 	return errs
 }
 
+// generatorLinks reads the links of a build directory from what the
+// generator wrote: build.ninja, else every CMakeFiles/*/link.txt (a static
+// library's, which only runs ar, is no link and no error). what says which.
+func generatorLinks(dir string, opt linkline.Options) (links []*linkline.Link, errs []error, what string) {
+	if ninja := filepath.Join(dir, "build.ninja"); exists(ninja) {
+		links, errs = linkline.ParseNinja(ninja, opt)
+		return links, errs, "build.ninja"
+	}
+	var txts []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "link.txt" {
+			txts = append(txts, p)
+		}
+		return nil
+	})
+	sort.Strings(txts)
+	archives := 0
+	for _, t := range txts {
+		l, err := linkline.ParseLinkTxt(t, opt)
+		switch {
+		case errors.Is(err, linkline.ErrArchive):
+			archives++
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			links = append(links, l)
+		}
+	}
+	what = fmt.Sprintf("%d link.txt files", len(txts))
+	if archives > 0 {
+		what += fmt.Sprintf(" (%d of them static archives' ar commands)", archives)
+	}
+	return links, errs, what
+}
+
+// driverSources says where a File API reply's links took their compiler
+// when it was not the toolchains-v1 reply (no toolchains-v1 query).
+func driverSources(links []*linkline.Link) string {
+	seen := map[string]bool{}
+	var from []string
+	for _, l := range links {
+		if s := l.DriverSource; s != "" && s != "the toolchains-v1 reply" && !seen[s] {
+			seen[s] = true
+			from = append(from, s)
+		}
+	}
+	if len(from) == 0 {
+		return ""
+	}
+	sort.Strings(from)
+	return " (no toolchains-v1 reply: compilers from " + strings.Join(from, ", ") + ")"
+}
+
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -111,9 +157,8 @@ func isMap(p string) bool {
 	}
 	defer f.Close()
 	head := make([]byte, 4096)
-	n, _ := f.Read(head)
-	_, ok := linkmap.Detect(head[:n])
-	return ok
+	n, _ := io.ReadFull(f, head)
+	return linkmap.LooksLikeMap(head[:n])
 }
 
 // file reads one named file by its name and content.
@@ -122,6 +167,10 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 	switch {
 	case base == "link.txt":
 		l, err := linkline.ParseLinkTxt(p, opt)
+		if errors.Is(err, linkline.ErrArchive) {
+			in.Sources[p] = "a static archive's ar command: no link"
+			return nil
+		}
 		if err != nil {
 			return []error{err}
 		}
@@ -162,16 +211,27 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 	return nil
 }
 
-// MapFor finds the map a link wrote: the file its -Map option names, else
-// OUTPUT.map beside the output.
-func (in *LinkInputs) MapFor(l *linkline.Link) *linkmap.Map {
-	want := []string{abs(l.Dir, l.MapFile), abs(l.Dir, l.Output) + ".map"}
+// MapFor finds the map a link wrote: among the maps given, the file its
+// -Map option names, else OUTPUT.map beside the output; else the file -Map
+// names, read now when it exists (a build.ninja or link.txt given alone
+// still has its map). A map -Map names that cannot be parsed is an error.
+func (in *LinkInputs) MapFor(l *linkline.Link) (*linkmap.Map, error) {
+	named := abs(l.Dir, l.MapFile)
+	want := []string{named, abs(l.Dir, l.Output) + ".map"}
 	for _, m := range in.Maps {
 		for _, w := range want {
 			if w != "" && sameFile(m.Path, w) && (filepath.Base(m.Path) == filepath.Base(w)) {
-				return m
+				return m, nil
 			}
 		}
 	}
-	return nil
+	if named == "" || !exists(named) {
+		return nil, nil
+	}
+	m, err := linkmap.ParseFile(named)
+	if err != nil {
+		return nil, err
+	}
+	in.Maps = append(in.Maps, m)
+	return m, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/linkline"
 	"github.com/etlink/etlink/linkmap"
+	"github.com/etlink/etlink/pylocate"
 	"github.com/etlink/etlink/symset"
 )
 
@@ -38,7 +39,13 @@ type LinkFacts struct {
 	// loader maps them, when the output exists; else the shared libraries
 	// the link is predicted to record in DT_NEEDED.
 	LoadSet []*elfobj.Object
-	process *Process
+	// Extension says why the output is a Python extension module, "" when
+	// it is none: it exports PyInit_ (the output, or one of the link's
+	// objects when it is not built), CMake made it with a Python module
+	// helper, or it is named like one.
+	Extension string
+	process   *Process
+	r         *Retention
 }
 
 // Ref is a reference: a symbol and the file that needs it.
@@ -49,7 +56,13 @@ type Ref struct {
 	// library it lists is loaded through it, so its references do not make
 	// the linker record that library again.
 	needs []string
+	// cmdline marks a symbol the link line makes undefined (-u,
+	// --undefined, --require-defined) rather than a file's reference.
+	cmdline bool
 }
+
+// cmdlineRef is what a -u anchor's references say they come from.
+const cmdlineRef = "the link line (-u, --undefined)"
 
 // LibraryFate says whether a registering shared library reaches DT_NEEDED.
 type LibraryFate struct {
@@ -138,7 +151,7 @@ func (r *Retention) read(path string) ([]*elfobj.Object, error) {
 // archive member, observed from the output and map where they exist and
 // predicted from the inputs otherwise (and alongside, for comparison).
 func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
-	f := &LinkFacts{Link: link, Map: m, Linker: linkerOf(link, m)}
+	f := &LinkFacts{Link: link, Map: m, Linker: linkerOf(link, m), r: r}
 	if out := abs(link.Dir, link.Output); out != "" {
 		if _, err := os.Stat(out); err == nil {
 			if o, err := elfobj.OpenFile(out, "", elfobj.Options{Initializers: true}); err == nil {
@@ -150,6 +163,7 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 	}
 	newLinkSim(r, f).run()
 	f.observe()
+	f.Extension = f.extension()
 	if f.Output != nil {
 		r.load(f)
 	}
@@ -195,6 +209,50 @@ func (r *Retention) registries(f *LinkFacts) {
 			mf.Into = f.process.Bind(defs, f.Output, mf.Registrations[0].Call, "")
 		}
 	}
+}
+
+// extension says why the link's output is a Python extension module, or
+// "" (LinkFacts.Extension). A module is what it is, whatever its name:
+// pybind11 with OUTPUT_NAME or SUFFIX changed is still one.
+func (f *LinkFacts) extension() string {
+	l := f.Link
+	if !l.Shared {
+		return ""
+	}
+	if f.Output != nil {
+		if s := pyInit(f.Output); s != "" {
+			return f.Output.Path + " exports " + s
+		}
+	}
+	if l.PythonModule {
+		return "CMake made target " + l.Target + " with a Python module helper"
+	}
+	if f.Output == nil {
+		for _, in := range l.Inputs {
+			if in.Kind != linkline.KindObject || in.Path == "" {
+				continue
+			}
+			if objs, err := f.r.read(abs(l.Dir, in.Path)); err == nil && len(objs) == 1 {
+				if s := pyInit(objs[0]); s != "" {
+					return in.Path + " defines " + s
+				}
+			}
+		}
+	}
+	if base := filepath.Base(l.Output); pylocate.IsExtensionName(base) {
+		return base + " is named like an extension module"
+	}
+	return ""
+}
+
+// pyInit is the PyInit_ function o exports, or "".
+func pyInit(o *elfobj.Object) string {
+	for i := range o.Symbols {
+		if s := &o.Symbols[i]; strings.HasPrefix(s.Name, "PyInit_") && s.Defined() && s.Binding() != elf.STB_LOCAL {
+			return s.Name
+		}
+	}
+	return ""
 }
 
 // loaded returns the load-set object that is the same file as o (the loader
@@ -248,7 +306,11 @@ func linkerOf(l *linkline.Link, m *linkmap.Map) string {
 // from the whole link. Only bfd also counts a reference from a kept shared
 // library (one that does not list the library in its own DT_NEEDED): with
 // gold, lld and mold a backend referenced only by another shared library is
-// dropped (pinned by the retention matrix test, consumer_shlib_ref). Not modelled: references from shared libraries
+// dropped (pinned by the retention matrix test, consumer_shlib_ref). A
+// symbol the line makes undefined (-u, --undefined, --require-defined) is
+// undefined from the start: every linker extracts the archive member that
+// defines it, and only mold also keeps an --as-needed library for it
+// (consumer_anchor_undefined). Not modelled: references from shared libraries
 // pulling archive members, symbol versions, and linker scripts (Debian's
 // libc.so): implicit driver inputs only carry the state.
 type linkSim struct {
@@ -258,10 +320,12 @@ type linkSim struct {
 	// and as-needed libraries are decided where they stand on the line;
 	// sharedRefs whether shared libraries' references keep libraries.
 	positionalArchives, positionalShared, sharedRefs bool
-	defined                                          map[string]bool
-	undef                                            map[string]Ref // non-weak undefined so far, with the first file needing it
-	weakUndef                                        map[string]Ref
-	kept                                             map[*elfobj.Object][]Ref
+	// cmdlineKeeps says whether a -u symbol keeps an --as-needed library.
+	cmdlineKeeps bool
+	defined      map[string]bool
+	undef        map[string]Ref // non-weak undefined so far, with the first file needing it
+	weakUndef    map[string]Ref
+	kept         map[*elfobj.Object][]Ref
 }
 
 type loadedInput struct {
@@ -274,11 +338,15 @@ func newLinkSim(r *Retention, f *LinkFacts) *linkSim {
 		positionalArchives: f.Linker == "bfd" || f.Linker == "gold",
 		positionalShared:   f.Linker == "bfd",
 		sharedRefs:         f.Linker == "bfd",
+		cmdlineKeeps:       f.Linker == "mold",
 		defined:            map[string]bool{}, undef: map[string]Ref{}, weakUndef: map[string]Ref{},
 		kept: map[*elfobj.Object][]Ref{}}
 }
 
 func (s *linkSim) run() {
+	for _, sym := range s.f.Link.Undefined {
+		s.undef[sym] = Ref{Symbol: sym, File: cmdlineRef, cmdline: true}
+	}
 	var inputs []loadedInput
 	for _, in := range s.f.Link.Inputs {
 		if in.Path == "" || (in.Kind != linkline.KindObject && in.Kind != linkline.KindArchive && in.Kind != linkline.KindShared) {
@@ -467,7 +535,7 @@ func (s *linkSim) decide(li loadedInput) bool {
 		if !sym.Exported() {
 			continue
 		}
-		if ref, ok := s.undef[sym.Name]; ok && !listed(ref.needs, name) {
+		if ref, ok := s.undef[sym.Name]; ok && !listed(ref.needs, name) && (!ref.cmdline || s.cmdlineKeeps) {
 			refs = append(refs, ref)
 		}
 	}

@@ -37,6 +37,11 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	}
 	sort.Strings(idx)
 	var index struct {
+		CMake struct {
+			Version struct {
+				String string `json:"string"`
+			} `json:"version"`
+		} `json:"cmake"`
 		Objects []faObject `json:"objects"`
 	}
 	if err := readJSON(idx[len(idx)-1], &index); err != nil {
@@ -61,35 +66,33 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 		return nil, []error{err}
 	}
 	var errs []error
-	ctx := faContext{top: top, source: cm.Paths.Source, compilers: map[string]string{}}
+	ctx := faContext{top: top, source: cm.Paths.Source, compilers: map[string]compiler{}}
 	if ctx.source == "" {
 		ctx.source = top
 	}
+	// The compilers, from the best source there is: the toolchains-v1
+	// reply; what CMake recorded when it found them (the only record of
+	// a toolchain file's cross compiler); the cache-v2 reply; the cache.
 	if tcPath != "" {
 		var tc faToolchains
 		if err := readJSON(filepath.Join(reply, tcPath), &tc); err != nil {
 			errs = append(errs, err)
 		}
 		for _, t := range tc.Toolchains {
-			if t.Compiler.Path != "" {
-				ctx.compilers[t.Language] = t.Compiler.Path
-			}
+			ctx.compilers.add(t.Language, t.Compiler.Path, "the toolchains-v1 reply")
 		}
 	}
+	recordedCompilers(top, index.CMake.Version.String, ctx.compilers)
 	if cachePath != "" {
 		var cache faCache
 		if err := readJSON(filepath.Join(reply, cachePath), &cache); err != nil {
 			errs = append(errs, err)
 		}
 		for _, e := range cache.Entries {
-			lang, ok := strings.CutPrefix(e.Name, "CMAKE_")
-			if lang, ok2 := strings.CutSuffix(lang, "_COMPILER"); ok && ok2 && e.Value != "" {
-				if _, have := ctx.compilers[lang]; !have {
-					ctx.compilers[lang] = e.Value
-				}
-			}
+			ctx.compilers.addCacheEntry(e.Name, e.Value, "the cache-v2 reply")
 		}
 	}
+	cacheCompilers(top, ctx.compilers)
 	s := newSession(opt)
 	var links []*Link
 	artifacts := map[string]string{} // built file -> the target that builds it
@@ -221,9 +224,9 @@ type faGraph struct {
 
 // faContext is what a target reply is read against.
 type faContext struct {
-	top       string            // the top build directory
-	source    string            // the top source directory
-	compilers map[string]string // link language -> compiler
+	top       string    // the top build directory
+	source    string    // the top source directory
+	compilers compilers // by link language
 }
 
 func readJSON(path string, v any) error {
@@ -299,10 +302,12 @@ func (s *session) fileAPITarget(data []byte, file string, ctx faContext) (*Link,
 		return nil, nil
 	}
 	dir := filepath.Join(ctx.top, t.Paths.Build)
-	driver := ctx.compilers[t.Link.Language]
-	if driver == "" {
-		return nil, fmt.Errorf("%s: %w: no compiler for link language %q in toolchains-v1 or cache-v2", file, ErrFileAPI, t.Link.Language)
+	cc, ok := ctx.compilers[t.Link.Language]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w: target %s: no compiler for link language %q in the toolchains-v1 or cache-v2 reply, CMakeFiles/<version>/CMake%sCompiler.cmake or CMakeCache.txt",
+			file, ErrFileAPI, t.Name, t.Link.Language, t.Link.Language)
 	}
+	driver := cc.path
 	linkSrc := t.BacktraceGraph.source(file, t.Backtrace, ctx.source)
 	argv := []word{{text: driver, src: linkSrc}}
 	frag := func(role string) error {
@@ -366,7 +371,31 @@ func (s *session) fileAPITarget(data []byte, file string, ctx faContext) (*Link,
 		return nil, err
 	}
 	l.Target = t.Name
+	l.DriverSource = cc.from
+	l.PythonModule = t.Type == "MODULE_LIBRARY" && pythonModuleHelper(linkSrc.CMakeCommand, t.BacktraceGraph)
 	return l, nil
+}
+
+// pythonModuleHelpers are the CMake functions that make a Python extension
+// module target, lower case.
+var pythonModuleHelpers = map[string]bool{
+	"pybind11_add_module": true, "nanobind_add_module": true, "python_add_library": true,
+	"python3_add_library": true, "python2_add_library": true,
+}
+
+// pythonModuleHelper reports whether the target was made by a Python
+// module helper: the command that defined it, or any command of its
+// backtrace graph (the helper calls add_library inside a module).
+func pythonModuleHelper(cmd string, g faGraph) bool {
+	if pythonModuleHelpers[strings.ToLower(cmd)] {
+		return true
+	}
+	for _, c := range g.Commands {
+		if pythonModuleHelpers[strings.ToLower(c)] {
+			return true
+		}
+	}
+	return false
 }
 
 // objectPath names a source's object file as CMake's Makefile and Ninja

@@ -86,7 +86,7 @@ func FuzzFileAPI(f *testing.F) {
 	f.Add([]byte(`{"name":"x","type":"SHARED_LIBRARY","link":{"language":"C","commandFragments":[{"fragment":"LINKER:SHELL:-z defs","role":"flags","backtrace":0}]},"backtraceGraph":{"nodes":[{"file":5,"command":-1,"line":-2}]},"sources":[{"path":"../../x.c","compileGroupIndex":0,"backtrace":-1}]}`))
 	f.Add([]byte(`{"name":"x","type":"EXECUTABLE","link":{"language":"CXX","commandFragments":[{"fragment":"SHELL:\"","role":"libraries"}]},"artifacts":[{"path":"/abs/x"}]}`))
 	s := newSession(fuzzOptions(f, ""))
-	ctx := faContext{top: "/build", source: "/src", compilers: map[string]string{"CXX": "g++", "C": "gcc"}}
+	ctx := faContext{top: "/build", source: "/src", compilers: compilers{"CXX": {"g++", "test"}, "C": {"gcc", "test"}}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := s.fileAPITarget(data, "target.json", ctx)
 		if err != nil && l != nil {

@@ -123,6 +123,11 @@ type Input struct {
 type Link struct {
 	Output string // -o ("a.out" when a driver links without -o)
 	Driver string // argv[0] (g++, /usr/bin/c++, aarch64-linux-gnu-g++, clang++, ld, ld.lld ...)
+	// DriverSource says where Driver came from when the line was rebuilt
+	// from a CMake File API reply ("the toolchains-v1 reply",
+	// "CMakeFiles/3.25.1/CMakeCXXCompiler.cmake", ...); "" for a line read
+	// as written.
+	DriverSource string
 	// Linker is the linker that runs: from -fuse-ld= or --ld-path= (bfd,
 	// gold, lld, mold), or the driver itself when it is a linker; "" =
 	// the driver's default.
@@ -133,8 +138,12 @@ type Link struct {
 	RpathLink                        []string // -rpath-link
 	Soname                           string   // -soname / -h
 	MapFile                          string   // -Wl,-Map=FILE / -Map FILE / --Map
-	Sysroot                          string   // --sysroot
-	Inputs                           []Input
+	// Undefined are the symbols -u, --undefined and --require-defined make
+	// undefined before any input is read: anchors that extract archive
+	// members (and, with mold only, keep an --as-needed library).
+	Undefined []string
+	Sysroot   string // --sysroot
+	Inputs    []Input
 	// DefaultAsNeeded is the --as-needed state the driver starts the linker
 	// in, before the first input written on the line.
 	DefaultAsNeeded bool
@@ -143,6 +152,10 @@ type Link struct {
 	// invoked directly", or "not determined: why".
 	DefaultAsNeededSource string
 	Target                string // CMake target name when known
+	// PythonModule is set when the CMake File API says the target is a
+	// MODULE library made by a Python module helper (pybind11_add_module,
+	// nanobind_add_module, Python_add_library, ...).
+	PythonModule bool
 	Dir                   string // working directory relative paths are taken from
 	Source                Source // where the command itself was found
 	// Warnings are things the linker would reject or that defeat what the
@@ -154,3 +167,8 @@ type Link struct {
 // ErrNotLink is returned (wrapped) for a command that is not a link: a
 // compile (-c, -S, -E), an archiver, or a shell line with no link in it.
 var ErrNotLink = errors.New("not a link command")
+
+// ErrArchive is returned (wrapped, and wrapping ErrNotLink) for a command
+// file that only creates a static archive: a static library's link.txt in
+// a Makefiles build (ar qc ...; ranlib ...). It is no link, and no error.
+var ErrArchive = fmt.Errorf("%w: it creates a static archive", ErrNotLink)

@@ -229,6 +229,8 @@ func (m *machine) valued(it item, name, val string, sep, implicit bool) {
 		m.link.Soname = val
 	case "Map":
 		m.link.MapFile = val
+	case "u", "undefined", "require-defined":
+		m.link.Undefined = append(m.link.Undefined, val)
 	case "sysroot":
 		m.link.Sysroot = val
 	case "fuse-ld", "ld-path":

@@ -24,6 +24,7 @@ func ParseLinkTxt(path string, opt Options) (*Link, error) {
 	}
 	s := newSession(opt)
 	var firstErr error
+	archive := false
 	for i, line := range strings.Split(string(data), "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -33,15 +34,37 @@ func ParseLinkTxt(path string, opt Options) (*Link, error) {
 			if firstErr == nil && !isNotLink(err) {
 				firstErr = err
 			}
+			archive = archive || runsArchiver(line)
 			continue
 		}
 		links[0].Target = target
 		return links[0], nil
 	}
-	if firstErr != nil {
+	switch {
+	case firstErr != nil:
 		return nil, firstErr
+	case archive:
+		return nil, fmt.Errorf("%s: %w", path, ErrArchive)
 	}
 	return nil, fmt.Errorf("%s: %w", path, ErrNotLink)
+}
+
+// runsArchiver reports whether a command line runs ar or ranlib (any
+// triplet's, gcc-ar, llvm-ar).
+func runsArchiver(line string) bool {
+	cmds, err := splitShell(line)
+	if err != nil {
+		return false
+	}
+	for _, c := range cmds {
+		if words := stripPrefix(c.words); len(words) > 0 {
+			_, name, _ := classify(words[0])
+			if name == "ar" || name == "ranlib" || strings.HasSuffix(name, "-ar") || strings.HasSuffix(name, "-ranlib") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // linkTxtTarget reads .../<build>/CMakeFiles/<target>.dir/link.txt.

@@ -238,7 +238,7 @@ var driverArgOpts = map[string]bool{
 	"-isystem": true, "-iquote": true, "-idirafter": true, "-iprefix": true,
 	"-iwithprefix": true, "-iwithprefixbefore": true, "-isysroot": true, "-imultilib": true,
 	"-MF": true, "-MT": true, "-MQ": true, "-Xassembler": true, "-Xpreprocessor": true,
-	"-Xclang": true, "-mllvm": true, "-u": true, "-e": true, "-B": true, "-aux-info": true,
+	"-Xclang": true, "-mllvm": true, "-e": true, "-B": true, "-aux-info": true,
 	"-dumpbase": true, "-dumpbase-ext": true, "-dumpdir": true, "--param": true,
 	"-target": true, "-arch": true, "-install_name": true, "-framework": true,
 	"-wrapper": true, "-cxx-isystem": true, "-Xarch_host": true, "-Xarch_device": true,
@@ -340,12 +340,15 @@ func (s *session) walkDriver(link *Link, args []word) (*driverWalk, error) {
 				f = v
 			}
 			w.items = append(w.items, item{text: "-T", index: here, src: a.src}, item{text: f, index: here, src: a.src})
-		case t == "-z":
+		case t == "-z", t == "-u":
+			// Passed to the linker as they are: -z KEYWORD, -u SYMBOL.
 			v, err := value(true)
 			if err != nil {
 				return nil, err
 			}
-			w.items = append(w.items, item{text: "-z", index: here, src: a.src}, item{text: v, index: here + 1, src: a.src})
+			w.items = append(w.items, item{text: t, index: here, src: a.src}, item{text: v, index: here + 1, src: a.src})
+		case strings.HasPrefix(t, "-u") && len(t) > 2:
+			w.items = append(w.items, item{text: t, index: here, src: a.src})
 		case t == "--sysroot":
 			v, err := value(true)
 			if err != nil {

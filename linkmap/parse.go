@@ -102,6 +102,32 @@ func (p *parser) run() (*Map, error) {
 	return p.m, nil
 }
 
+// LooksLikeMap reports whether the first bytes of a file open a linker map
+// of any of the formats: lld's or mold's table header on the first line, or
+// a GNU ld or gold heading among the first lines, one both print
+// ("Discarded input sections") included. A gold map can hold 80 KB of
+// discarded sections before the heading that tells it from bfd's, which
+// Parse reads on to find.
+func LooksLikeMap(head []byte) bool {
+	if _, ok := Detect(head); ok {
+		return true
+	}
+	lines := 0
+	for len(head) > 0 && lines < maxPrelude {
+		var l []byte
+		l, head, _ = bytes.Cut(head, []byte{'\n'})
+		l = bytes.TrimRight(l, "\r")
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		lines++
+		if h := gnuHeading(l); h.state != stNone {
+			return true
+		}
+	}
+	return false
+}
+
 // Detect reports the format of a map from its first bytes. lld and mold
 // tell themselves apart on the first line; GNU ld and gold by their
 // section headings, which may all lie beyond head when it shows only

@@ -13,7 +13,6 @@ import (
 	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
-	"github.com/etlink/etlink/linkline"
 )
 
 // ET201 finds Python extensions that depend on libpython.
@@ -196,7 +195,7 @@ func checkLibpython(r *Rule, ctx *Context) []finding.Finding {
 		}
 	}
 	for _, lf := range ctx.Retention {
-		if !extensionLink(lf.Link) {
+		if lf.Extension == "" {
 			continue
 		}
 		for _, in := range lf.Link.Inputs {
@@ -206,7 +205,7 @@ func checkLibpython(r *Rule, ctx *Context) []finding.Finding {
 			subj := finding.Subject{File: lf.Link.Output, Target: consumerName(lf)}
 			f := r.newFinding(r.Severity, subj, fmt.Sprintf("extension %s links %s: a hard dependency on the build machine's interpreter library", consumerName(lf), in.Arg))
 			f.Location = location(in, lf.Link)
-			f.Evidence = []finding.Step{inputStep(in, lf.Link)}
+			f.Evidence = []finding.Step{{Text: "a Python extension module: " + lf.Extension}, inputStep(in, lf.Link)}
 			f.Fix = r.Fix
 			out = append(out, f)
 		}
@@ -216,12 +215,6 @@ func checkLibpython(r *Rule, ctx *Context) []finding.Finding {
 
 func libpythonFlag(arg string) bool {
 	return strings.HasPrefix(arg, "-lpython3")
-}
-
-// extensionLink reports whether a link produces a Python extension module.
-func extensionLink(l *linkline.Link) bool {
-	base := path.Base(l.Output)
-	return l.Shared && (strings.Contains(base, ".cpython-") || strings.HasSuffix(base, ".abi3.so"))
 }
 
 // buildDirComponent matches one path component of a build tree.

@@ -94,7 +94,12 @@ func (a *app) analyzeLinks(paths []string, rf *retentionFlags, cfg *rules.Config
 	engine := analyze.NewRetention(patterns, analyze.NewLoader(cache, nil))
 	var facts []*analyze.LinkFacts
 	for _, l := range in.Links {
-		f := engine.Analyze(l, in.MapFor(l))
+		m, err := in.MapFor(l)
+		if err != nil {
+			a.inputError(err)
+			inputs = append(inputs, finding.Input{Path: errorPath(err), Error: err.Error()})
+		}
+		f := engine.Analyze(l, m)
 		for _, err := range f.Unread {
 			if errors.Is(err, fs.ErrNotExist) {
 				a.notef("%v (not built?)", err)
