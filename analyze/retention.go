@@ -586,6 +586,7 @@ func (f *LinkFacts) observe() {
 		}
 	}
 	if f.Map == nil {
+		f.observeInitializers()
 		return
 	}
 	for i := range f.Libraries {
@@ -612,6 +613,33 @@ func (f *LinkFacts) observe() {
 					mf.RefBy = []Ref{{Symbol: x.BySymbol, File: x.ByFile}}
 				}
 			}
+		}
+	}
+}
+
+// observeInitializers reads, without a map, whether a registering member
+// was extracted from the output's own initializers: its static initializer
+// (_GLOBAL__sub_I_register_kernels.cpp) is in the output's DT_INIT_ARRAY
+// when it was. A stripped output names them by address only: the fate then
+// stays predicted.
+func (f *LinkFacts) observeInitializers() {
+	if f.Output == nil {
+		return
+	}
+	inits := map[string]bool{}
+	for _, in := range f.Output.Initializers {
+		if !strings.HasPrefix(in.Function, "0x") {
+			inits[in.Function] = true
+		}
+	}
+	if len(inits) == 0 {
+		return
+	}
+	for i := range f.Members {
+		mf := &f.Members[i]
+		mf.Observed, mf.Extracted = true, false
+		for _, reg := range mf.Registrations {
+			mf.Extracted = mf.Extracted || inits[reg.Initializer]
 		}
 	}
 }

@@ -139,6 +139,9 @@ func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range ctx.Retention {
 		for _, lf := range f.Libraries {
+			if lf.Observed && lf.Kept && !lf.Predicted {
+				out = append(out, disagreement(r, f, lf.Input, lf.Object.Path, "", "dropped", "lists it in DT_NEEDED"))
+			}
 			if lf.Kept || !lf.Input.State.AsNeeded {
 				continue
 			}
@@ -157,11 +160,31 @@ func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
 				filepath.Base(lf.Object.Path), lf.Object.Exports())})
 			fd.Evidence = append(fd.Evidence, registrationSteps(lf.Registrations)...)
 			fd.Evidence = append(fd.Evidence, outputStep(f, lf))
+			if lf.Observed && lf.Predicted {
+				fd.Evidence = append(fd.Evidence, modelStep(f))
+			}
 			fd.Fix = asNeededFix(ctx.Config, f, lf)
 			out = append(out, fd)
 		}
 	}
 	return out
+}
+
+// disagreement is a note that the output contradicts what etlink's model
+// of the linker predicted for an input kept or extracted after all: no
+// registration is lost, but a prediction for an unbuilt tree would be wrong.
+func disagreement(r *Rule, f *analyze.LinkFacts, in linkline.Input, file, member, predicted, observed string) finding.Finding {
+	consumer := consumerName(f)
+	name := filepath.Base(file)
+	if member != "" {
+		name += "(" + member + ")"
+	}
+	subj := finding.Subject{File: file, Member: member, Target: consumer, Symbol: "model-disagreement"}
+	fd := r.newFinding(finding.Note, subj, fmt.Sprintf("etlink's model of %s predicted %s %s from %s, but the output %s: observed wins",
+		f.Linker, name, predicted, consumer, observed))
+	fd.Location = location(in, f.Link)
+	fd.Evidence = []finding.Step{inputStep(in, f.Link), modelStep(f)}
+	return fd
 }
 
 // outputStep states what the output's DT_NEEDED says, or that the fate is
@@ -215,6 +238,9 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range ctx.Retention {
 		for _, mf := range f.Members {
+			if mf.Observed && mf.Extracted && !mf.Predicted {
+				out = append(out, disagreement(r, f, mf.Input, mf.Object.Archive, mf.Object.Member, "not extracted", "holds it"))
+			}
 			if mf.Extracted || mf.Input.State.WholeArchive {
 				continue
 			}
@@ -233,6 +259,11 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 			fd.Evidence = append(fd.Evidence, registrationSteps(mf.Registrations)...)
 			if f.Map != nil {
 				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("map %s (%s) does not load %s(%s)", f.Map.Path, f.Map.Format, filepath.Base(mf.Object.Archive), mf.Object.Member), File: f.Map.Path})
+			} else if mf.Observed {
+				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s's initializers do not include %s", f.Output.Path, mf.Registrations[0].Initializer), File: f.Output.Path})
+			}
+			if mf.Observed && mf.Predicted {
+				fd.Evidence = append(fd.Evidence, modelStep(f))
 			}
 			fd.Fix = wholeArchiveFix(ctx.Config, f, mf)
 			out = append(out, fd)

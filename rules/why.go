@@ -184,7 +184,7 @@ func mapStepLib(f *analyze.LinkFacts, lf analyze.LibraryFate) finding.Step {
 		return finding.Step{Text: fmt.Sprintf("map %s (%s) line %d: as-needed library included for %s from %s", f.Map.Path, f.Map.Format, lf.MapLine,
 			demangle.Name(lf.RefBy[0].Symbol), lf.RefBy[0].File), File: f.Map.Path, Line: lf.MapLine}
 	}
-	return finding.Step{Text: fmt.Sprintf("map %s (%s) names no reference that kept it (no linker's map lists dropped as-needed libraries)", f.Map.Path, f.Map.Format), File: f.Map.Path}
+	return finding.Step{Text: fmt.Sprintf("map %s (%s) names no reference that kept it (maps list the as-needed libraries kept, never one dropped)", f.Map.Path, f.Map.Format), File: f.Map.Path}
 }
 
 func intoStep(into *elfobj.Object, regs []analyze.Registration) finding.Step {

@@ -93,6 +93,7 @@ func (a *app) analyzeLinks(paths []string, rf *retentionFlags, cfg *rules.Config
 	}
 	engine := analyze.NewRetention(patterns, analyze.NewLoader(cache, nil))
 	var facts []*analyze.LinkFacts
+	unbuilt, unread := 0, 0
 	for _, l := range in.Links {
 		m, err := in.MapFor(l)
 		if err != nil {
@@ -100,9 +101,12 @@ func (a *app) analyzeLinks(paths []string, rf *retentionFlags, cfg *rules.Config
 			inputs = append(inputs, finding.Input{Path: errorPath(err), Error: err.Error()})
 		}
 		f := engine.Analyze(l, m)
+		if f.Output == nil {
+			unbuilt++
+		}
 		for _, err := range f.Unread {
 			if errors.Is(err, fs.ErrNotExist) {
-				a.notef("%v (not built?)", err)
+				unread++
 				continue
 			}
 			a.inputError(err)
@@ -111,6 +115,15 @@ func (a *app) analyzeLinks(paths []string, rf *retentionFlags, cfg *rules.Config
 		facts = append(facts, f)
 	}
 	a.notef("%d links, %d maps", len(in.Links), len(in.Maps))
+	if unbuilt > 0 {
+		a.notef("%d of the %d links have no output yet: nothing was observed for them; their fates are predicted from the inputs and the linkers' rules", unbuilt, len(in.Links))
+	}
+	if unread > 0 {
+		a.notef("%d inputs of those links do not exist (not built?): nothing is predicted from them either; build the tree for a full answer", unread)
+	}
+	if len(in.Links) == 0 && len(in.Maps) > 0 {
+		a.notef("maps but no link line: a map does not say which libraries were under --as-needed (gold, lld and mold do not even name those they dropped), so ET101 cannot be decided from maps alone; give the build directory, build.ninja or link.txt too")
+	}
 	return facts, inputs, true
 }
 
