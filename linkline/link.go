@@ -156,8 +156,8 @@ type Link struct {
 	// MODULE library made by a Python module helper (pybind11_add_module,
 	// nanobind_add_module, Python_add_library, ...).
 	PythonModule bool
-	Dir                   string // working directory relative paths are taken from
-	Source                Source // where the command itself was found
+	Dir          string // working directory relative paths are taken from
+	Source       Source // where the command itself was found
 	// Warnings are things the linker would reject or that defeat what the
 	// line seems to intend: an unbalanced --pop-state or --end-group, a
 	// CMake "LINKER:" item passed as a library name.
