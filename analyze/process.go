@@ -312,8 +312,12 @@ func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string
 }
 
 // lookup is the scope search of one reference, before the unique table.
+// An object's use of its own definition never reaches the loader when the
+// definition is protected, or when no relocation of the object names it
+// (bound at link time: -Bsymbolic, a call within the object): it binds to
+// itself.
 func (p *Process) lookup(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	if s, ok := defs.Of(name)[o]; ok && s.Visibility() == elf.STV_PROTECTED {
+	if s, ok := defs.Of(name)[o]; ok && (s.Visibility() == elf.STV_PROTECTED || o.References && !s.Relocated()) {
 		return o
 	}
 	return defs.first(p.rank(o), name, version)

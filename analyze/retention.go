@@ -126,8 +126,10 @@ type readResult struct {
 // resolves output load sets with l.
 func NewRetention(p *Patterns, l *Loader) *Retention {
 	// The load sets' libraries are read with their initializers once, by
-	// the loader that finds them.
+	// the loader that finds them, and with their relocations: a backend
+	// linked -Bsymbolic calls its own registry copy without the loader.
 	l.Read.Initializers = true
+	l.Read.References = true
 	return &Retention{Patterns: p, Loader: l, cache: map[string]readResult{}}
 }
 
@@ -154,7 +156,9 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 	f := &LinkFacts{Link: link, Map: m, Linker: linkerOf(link, m), r: r}
 	if out := abs(link.Dir, link.Output); out != "" {
 		if _, err := os.Stat(out); err == nil {
-			if o, err := elfobj.OpenFile(out, "", elfobj.Options{Initializers: true}); err == nil {
+			// Read as the loader reads the libraries it finds: the output
+			// is one of them for the links that load it.
+			if o, err := elfobj.OpenFile(out, "", r.Loader.Read); err == nil {
 				f.Output = o
 			} else {
 				f.Unread = append(f.Unread, err)

@@ -26,7 +26,9 @@ DT_NEEDED, never loaded, its initializer never runs, and at run time the program
 backend is not registered. bfd decides at the library's position on the line; gold, lld
 and mold from all references. bfd also keeps a library that another kept shared library
 references; gold, lld and mold do not, so a backend reached only through another library
-is dropped by them and kept by bfd.`,
+is dropped by them and kept by bfd. An anchor given with -u / --undefined is no
+object's reference: only mold keeps a library for it (every linker extracts an
+archive member for it).`,
 	Fix: `Keep the library whatever it is referenced by: wrap it in
 -Wl,--push-state,--no-as-needed ... -Wl,--pop-state, which bfd, gold, lld and mold all
 accept. In CMake: target_link_libraries(t PRIVATE "-Wl,--push-state,--no-as-needed" lib

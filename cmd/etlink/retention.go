@@ -27,8 +27,8 @@ Inputs may be mixed: a CMake build directory (the File API reply when configured
 with a codemodel-v2 query, which maps each link item to its CMakeLists.txt line;
 else build.ninja; else every CMakeFiles/*/link.txt; plus every linker map in it),
 link.txt or build.ninja files, linker maps (bfd, gold, lld, mold), and build logs
-or files of raw command lines (make VERBOSE=1, ninja -v). Default: the current
-directory.
+or files of raw command lines (make VERBOSE=1, ninja -v). The map a link's -Map=
+names is read when it exists. Default: the current directory.
 
 Debian's and Ubuntu's gcc pass --as-needed to the linker by default; etlink asks
 the compiler named on the line (gcc -dumpspecs). --default-as-needed overrides.

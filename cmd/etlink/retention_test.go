@@ -2,21 +2,32 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/internal/testenv"
 )
 
 // The retention matrix: testdata/retention/project built with every linker,
-// for both architectures, with both generators, and etlink's findings
+// for both architectures, with three generators (Ninja, Ninja with every
+// link through a kept response file, Makefiles), and etlink's findings
 // checked against what the produced binaries contain (facts.sh: readelf,
-// nm, the maps) and what the link commands in the build log name.
+// nm, the maps) and what the link commands in the build log name, in every
+// form a user hands etlink the build: the directory with the File API
+// queries answered (codemodel, toolchains, cache), the maps beside it, the
+// generator's link lines alone, the directory reconfigured with a
+// codemodel-v2 query only (as the README says), with no query at all, the
+// outputs without their maps, and with neither (predicted). etlink why
+// must explain each backend's and member's fate as the binaries show it.
 
 var linkers = []string{"bfd", "gold", "lld", "mold"}
 
@@ -31,8 +42,9 @@ func TestRetentionMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	facts := filepath.Join(filepath.Dir(script), "facts.sh")
+	project := filepath.Join(filepath.Dir(script), "project")
 	for _, arch := range []string{"x86_64", "aarch64"} {
-		for _, gen := range []string{"ninja", "make"} {
+		for _, gen := range []string{"ninja", "ninja-rsp", "make"} {
 			for _, linker := range linkers {
 				b := build{linker, arch, gen}
 				t.Run(b.String(), func(t *testing.T) {
@@ -44,19 +56,170 @@ func TestRetentionMatrix(t *testing.T) {
 					if len(want) == 0 {
 						t.Fatal("the fixture build drops nothing: the oracle or the fixture is broken")
 					}
-
 					pinLinkerDifferences(t, b, truth)
+					check := func(form string, args ...string) {
+						t.Helper()
+						compareFindings(t, form, want, retentionFindings(t, args...))
+					}
 
-					// Observed: the outputs and maps are there.
-					got := retentionFindings(t, dir)
-					compareFindings(t, "observed", want, got)
-
-					// Predicted: without the consumers and their maps, etlink
-					// must reach the same verdicts from the inputs alone.
+					check("build dir, File API: codemodel, toolchains, cache", dir)
+					check("maps and build dir", append(files(t, dir, "*.map"), dir)...)
+					check("link lines alone", linkLines(t, dir, gen)...)
+					mapsOnly(t, dir)
+					checkWhy(t, dir, truth)
+					checkRegistryCopies(t, dir, truth)
+					reconfigure(t, project, dir, "codemodel-v2")
+					check("build dir, File API: codemodel-v2 query only", dir)
+					if err := os.RemoveAll(filepath.Join(dir, ".cmake")); err != nil {
+						t.Fatal(err)
+					}
+					check("build dir, no File API query", dir)
+					for _, m := range files(t, dir, "*.map") {
+						if err := os.Remove(m); err != nil {
+							t.Fatal(err)
+						}
+					}
+					check("outputs without maps", dir)
+					// Predicted: without the consumers, etlink must reach
+					// the same verdicts from the inputs alone.
 					removeOutputs(t, dir, truth)
-					got = retentionFindings(t, dir)
-					compareFindings(t, "predicted", want, got)
+					check("predicted (no outputs, no maps)", dir)
 				})
+			}
+		}
+	}
+}
+
+// checkRegistryCopies holds ET103's evidence to the consumers' runs: the
+// fat backend's registration lands in the registry the consumer reads
+// (libet_runtime.so's: the run prints backends=1) unless it is linked
+// -Bsymbolic, when it fills its own copy (backends=0). Without a run (an
+// aarch64 build here) the binding is checked all the same.
+func checkRegistryCopies(t *testing.T, dir string, truth factSet) {
+	t.Helper()
+	_, out, _ := runCLI(t, "retention", dir, "--format", "json", "-q")
+	for _, tc := range []struct{ consumer, copy string }{
+		{"consumer_split_registry", "libet_runtime.so"},
+		{"consumer_split_registry_symbolic", "libet_backend_fat_symbolic.so"},
+	} {
+		if run := truth[tc.consumer]; slices.Contains(run, "RUN backends=1 kernels=0") != (tc.copy == "libet_runtime.so") &&
+			!slices.ContainsFunc(run, func(f string) bool { return strings.HasPrefix(f, "RUN skipped") }) {
+			t.Errorf("%s: run %v, expected the registration in %s", tc.consumer, run, tc.copy)
+		}
+		want := fmt.Sprintf("initializer registers into %s's copy", tc.copy)
+		found := false
+		for _, f := range decodeReport(t, out).Findings {
+			if f.Rule == "ET103" && f.Subject.Target == tc.consumer {
+				for _, e := range f.Evidence {
+					found = found || strings.Contains(e.Text, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: ET103's evidence does not say the backend's %s", tc.consumer, want)
+		}
+	}
+}
+
+// files lists the files of dir's bin/ and lib/ matching pattern.
+func files(t *testing.T, dir, pattern string) []string {
+	t.Helper()
+	var out []string
+	for _, sub := range []string{"bin", "lib"} {
+		m, err := filepath.Glob(filepath.Join(dir, sub, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// linkLines is what the generator wrote the links into: build.ninja, or
+// every CMakeFiles/*/link.txt (the static libraries' ar commands among them).
+func linkLines(t *testing.T, dir, gen string) []string {
+	t.Helper()
+	if gen != "make" {
+		return []string{filepath.Join(dir, "build.ninja")}
+	}
+	txts, err := filepath.Glob(filepath.Join(dir, "CMakeFiles", "*", "link.txt"))
+	if err != nil || len(txts) < 10 {
+		t.Fatalf("%d link.txt files in %s: %v", len(txts), dir, err)
+	}
+	return txts
+}
+
+// mapsOnly: maps without any link line decide nothing (no map says which
+// libraries were under --as-needed), say so, and are no input error.
+func mapsOnly(t *testing.T, dir string) {
+	t.Helper()
+	args := append([]string{"retention", "--format", "json"}, files(t, dir, "*.map")...)
+	code, out, errs := runCLI(t, args...)
+	if code == exitError || len(decodeReport(t, out).Findings) != 0 || !strings.Contains(errs, "maps but no link line") {
+		t.Errorf("maps only: exit %d, findings %s, stderr %s", code, out, errs)
+	}
+}
+
+// reconfigure re-runs CMake on dir with the File API queries named, and
+// only those, answered.
+func reconfigure(t *testing.T, project, dir string, queries ...string) {
+	t.Helper()
+	api := filepath.Join(dir, ".cmake", "api", "v1")
+	if err := os.RemoveAll(api); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(api, "query"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		if err := os.WriteFile(filepath.Join(api, "query", q), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("cmake", "-S", project, "-B", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("reconfigure: %v\n%s", err, out)
+	}
+}
+
+// checkWhy asks etlink why about the backend and the registering member:
+// its chain for every consumer that links them must say what the binaries
+// show.
+func checkWhy(t *testing.T, dir string, truth factSet) {
+	t.Helper()
+	for _, q := range []struct{ name, fact, present string }{
+		{"libet_backend_xnn.so", "BACKEND libet_backend_xnn.so", "loaded"},
+		{"register_kernels.o", "MEMBER register_kernels.o", "present"},
+	} {
+		code, out, errs := runCLI(t, "why", q.name, dir, "--format", "json", "-q")
+		if code == exitError {
+			t.Fatalf("etlink why %s: exit %d: %s", q.name, code, errs)
+		}
+		var r struct {
+			Chains []struct {
+				Consumer string `json:"consumer"`
+				Kept     bool   `json:"kept"`
+				Verdict  string `json:"verdict"`
+			} `json:"chains"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		explained := map[string]bool{}
+		for _, c := range r.Chains {
+			explained[c.Consumer] = true
+			if _, ok := truth[c.Consumer]; !ok {
+				continue // a library's link, not a consumer's
+			}
+			kept := truth.has(c.Consumer, q.fact+" "+q.present)
+			if c.Kept != kept {
+				t.Errorf("why %s --in %s: kept=%v (%s), the binary says %v", q.name, c.Consumer, c.Kept, c.Verdict, kept)
+			}
+		}
+		for consumer := range truth {
+			if strings.Contains(linkCommand(t, filepath.Join(dir, "build.log"), consumer), strings.TrimSuffix(q.name, ".o")) && !explained[consumer] {
+				t.Errorf("why %s: no chain for %s, whose link names it", q.name, consumer)
 			}
 		}
 	}
@@ -99,6 +262,14 @@ func linkCommand(t *testing.T, logFile, consumer string) string {
 	re := regexp.MustCompile(`-o \S*(bin/` + regexp.QuoteMeta(consumer) + `|lib/` + regexp.QuoteMeta(consumer) + `\.so)(\s|$)`)
 	for _, line := range strings.Split(string(data), "\n") {
 		if re.MatchString(line) && !strings.Contains(line, " -c ") {
+			// A response file (ninja -d keeprsp) holds the inputs.
+			for _, w := range strings.Fields(line) {
+				if rsp, ok := strings.CutPrefix(w, "@"); ok {
+					if b, err := os.ReadFile(filepath.Join(filepath.Dir(logFile), rsp)); err == nil {
+						line += " " + string(b)
+					}
+				}
+			}
 			return line
 		}
 	}
@@ -126,6 +297,12 @@ func expectedFindings(t *testing.T, truth factSet, logFile string) []string {
 				if strings.Contains(cmd, "libet_kernels.a") {
 					want = append(want, fmt.Sprintf("ET102 %s libet_kernels.a(register_kernels.o)", consumer))
 				}
+			case strings.HasPrefix(f, "EXTENSION "):
+				for _, n := range facts {
+					if strings.HasPrefix(n, "NEEDED libpython3") {
+						want = append(want, fmt.Sprintf("ET201 %s", consumer))
+					}
+				}
 			case strings.HasPrefix(f, "REGISTRY_DEFINERS "):
 				var n int
 				fmt.Sscan(strings.TrimPrefix(f, "REGISTRY_DEFINERS "), &n)
@@ -139,15 +316,20 @@ func expectedFindings(t *testing.T, truth factSet, logFile string) []string {
 	return want
 }
 
-func retentionFindings(t *testing.T, dir string) []string {
+func retentionFindings(t *testing.T, inputs ...string) []string {
 	t.Helper()
-	code, out, errs := runCLI(t, "retention", dir, "--format", "json", "-q")
+	code, out, errs := runCLI(t, append([]string{"retention", "--format", "json", "-q"}, inputs...)...)
 	if code == exitError {
 		t.Fatalf("etlink retention exit %d: %s", code, errs)
 	}
 	var got []string
 	for _, f := range decodeReport(t, out).Findings {
+		if f.Severity < finding.Warning {
+			continue
+		}
 		switch f.Rule {
+		case "ET201":
+			got = append(got, fmt.Sprintf("ET201 %s", f.Subject.Target))
 		case "ET101":
 			got = append(got, fmt.Sprintf("ET101 %s %s", f.Subject.Target, filepath.Base(f.Subject.File)))
 		case "ET102":
@@ -194,14 +376,24 @@ func removeOutputs(t *testing.T, dir string, truth factSet) {
 
 // pinLinkerDifferences states what differs between linkers in reality, so a
 // toolchain update that changes it fails here and the docs (ET101, the
-// linkSim model) are revisited: a backend referenced only by another shared
-// library (consumer_shlib_ref links glue, which calls into the backend
-// without listing it in DT_NEEDED) is kept by bfd and dropped by gold, lld
-// and mold, on both architectures.
+// linkSim model) are revisited, on both architectures: a backend referenced
+// only by another shared library (consumer_shlib_ref links glue, which
+// calls into the backend without listing it in DT_NEEDED) is kept by bfd
+// and dropped by gold, lld and mold; a backend anchored only with
+// --undefined (consumer_anchor_undefined) is kept by mold alone; the archive
+// member -u names (consumer_archive_undefined) is extracted by all four.
 func pinLinkerDifferences(t *testing.T, b build, truth factSet) {
 	t.Helper()
-	kept := truth.has("consumer_shlib_ref", "BACKEND libet_backend_xnn.so loaded")
-	if want := b.linker == "bfd"; kept != want {
-		t.Errorf("consumer_shlib_ref: %s keeps the backend referenced only by libet_glue.so: %v, pinned: %v", b.linker, kept, want)
+	for _, pin := range []struct {
+		consumer, fact string
+		want           bool
+	}{
+		{"consumer_shlib_ref", "BACKEND libet_backend_xnn.so loaded", b.linker == "bfd"},
+		{"consumer_anchor_undefined", "BACKEND libet_backend_xnn.so loaded", b.linker == "mold"},
+		{"consumer_archive_undefined", "MEMBER register_kernels.o present", true},
+	} {
+		if got := truth.has(pin.consumer, pin.fact); got != pin.want {
+			t.Errorf("%s: %s %q is %v, pinned: %v", pin.consumer, b.linker, pin.fact, got, pin.want)
+		}
 	}
 }

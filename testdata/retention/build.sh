@@ -3,7 +3,7 @@
 # project (project/) with one linker, one architecture and one generator.
 #
 #   build.sh BUILDDIR [--linker bfd|gold|lld|mold] [--arch x86_64|aarch64]
-#                     [--generator ninja|make] [--jobs N]
+#                     [--generator ninja|ninja-rsp|make] [--jobs N]
 #
 # Defaults: --linker bfd --arch x86_64 --generator ninja --jobs $(nproc).
 #
@@ -48,13 +48,18 @@ done
 [ -n "$builddir" ] || usage "missing BUILDDIR"
 case "$linker" in bfd|gold|lld|mold) ;; *) usage "--linker must be bfd, gold, lld or mold, not '$linker'" ;; esac
 case "$arch" in x86_64|aarch64) ;; *) usage "--arch must be x86_64 or aarch64, not '$arch'" ;; esac
+native_opts=()
 case "$generator" in
   ninja) cmake_gen="Ninja"; gen_tool=ninja; gen_opts=() ;;
+  # Every link through a response file, the files kept after the build:
+  # what large projects (and Windows-minded toolchains) leave behind.
+  ninja-rsp) cmake_gen="Ninja"; gen_tool=ninja; gen_opts=(-DCMAKE_NINJA_FORCE_RESPONSE_FILE=ON)
+         native_opts=(-d keeprsp) ;;
   # No per-rule progress messages or colour: each costs a cmake process, and
   # the Makefile build is already the slow one.
   make)  cmake_gen="Unix Makefiles"; gen_tool=make
          gen_opts=(-DCMAKE_RULE_MESSAGES=OFF -DCMAKE_COLOR_MAKEFILE=OFF) ;;
-  *)     usage "--generator must be ninja or make, not '$generator'" ;;
+  *)     usage "--generator must be ninja, ninja-rsp or make, not '$generator'" ;;
 esac
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || usage "--jobs must be a positive number, not '$jobs'"
 
@@ -107,7 +112,7 @@ if ! cmake --fresh -S "$project" -B "$builddir" -G "$cmake_gen" "${toolchain[@]}
   die "configure failed ($config); log: $builddir/configure.log"
 fi
 # 3. Build everything, verbosely, from clean.
-if ! cmake --build "$builddir" --clean-first --verbose --parallel "$jobs" 2>&1 | tee "$builddir/build.log"; then
+if ! cmake --build "$builddir" --clean-first --verbose --parallel "$jobs" -- "${native_opts[@]}" 2>&1 | tee "$builddir/build.log"; then
   grep -E -m 10 'error|FAILED|Error [0-9]' "$builddir/build.log" >&2 || true
   die "build failed ($config); log: $builddir/build.log"
 fi
@@ -124,6 +129,9 @@ elf_info() {  # prints "MACHINE<tab>LINKER" (bfd, gold, lld or mold) with one re
     END { print m "\t" (gold ? "gold" : lld ? "lld" : mold ? "mold" : "bfd") }'
 }
 n=0
+if [ "$generator" = ninja-rsp ] && ! compgen -G "$builddir/CMakeFiles/*.rsp" >/dev/null; then
+  die "no link response file kept in $builddir/CMakeFiles ($config)"
+fi
 for f in "$builddir"/bin/* "$builddir"/lib/*.so; do
   case "$f" in *.map) continue ;; esac
   [ -f "$f" ] || continue

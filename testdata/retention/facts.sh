@@ -5,7 +5,8 @@
 #   facts.sh BUILDDIR
 #
 # BUILDDIR is a directory build.sh built. For every consumer (bin/consumer_*
-# executables and lib/_portable_lib*.so modules, sorted by name) it prints one
+# executables, lib/_portable_lib*.so and lib/ext_*.so modules, sorted by
+# name) it prints one
 # fact per line, "CONSUMER FACT VALUE...":
 #
 #   C KIND exe|module
@@ -19,6 +20,7 @@
 #                                     for every backend library in BUILDDIR/lib:
 #                                     is it in the load set (its static
 #                                     initializer runs) or not
+#   C EXTENSION PyInit_X              the output exports a PyInit_ function
 #   C MEMBER register_kernels.o present|absent
 #                                     its static initializer
 #                                     (_GLOBAL__sub_I_register_kernels*) is in
@@ -142,6 +144,8 @@ facts_for() {
     if [[ $seen == *" $bn "* ]]; then echo "$c BACKEND $bn loaded"; else echo "$c BACKEND $bn absent"; fi
   done
 
+  tagged "$f" D
+  for n in "${TAGGED[@]+"${TAGGED[@]}"}"; do [[ $n == PyInit_* ]] && echo "$c EXTENSION $n"; done
   if [[ $'\n'${SCAN[$f]} == *$'\n'"S _GLOBAL__sub_I_register_kernels"* ]]; then echo "$c MEMBER register_kernels.o present"; else echo "$c MEMBER register_kernels.o absent"; fi
   if has "$f" S et_op_add; then echo "$c MEMBER op_add.o present"; else echo "$c MEMBER op_add.o absent"; fi
   if [ -f "$f.map" ] && grep -q 'libet_kernels\.a(register_kernels\.o)' "$f.map"; then
@@ -162,6 +166,7 @@ facts_for() {
   echo "$c REGISTRY_DEFINERS $definers"
 
   if [ -n "$run_skip" ]; then echo "$c RUN skipped: $run_skip"; return; fi
+  if [[ $c == ext_* ]]; then echo "$c RUN skipped: a Python module, no registry consumer"; return; fi
   local out rc=0 cmd line
   if [ "$kind" = module ]; then cmd=("${runner[@]}" "$b/bin/module_loader" "$f"); else cmd=("${runner[@]}" "$f"); fi
   out=$(cd "$b" && LD_LIBRARY_PATH="$b/lib" timeout 20 "${cmd[@]}" 2>&1) || rc=$?
@@ -177,7 +182,7 @@ facts_for() {
 
 shopt -s nullglob
 consumers=()
-for f in "$b"/bin/consumer_* "$b"/lib/_portable_lib*.so; do
+for f in "$b"/bin/consumer_* "$b"/lib/_portable_lib*.so "$b"/lib/ext_*.so; do
   case "$f" in *.map) continue ;; esac
   consumers+=("$f")
 done

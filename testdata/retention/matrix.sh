@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # testdata/retention/matrix.sh: build the fixture with every linker, both
-# architectures and both generators (4 x 2 x 2 = 16 builds, one after the
-# other), run facts.sh on each, and print a Markdown summary: per scenario and
-# per linker/arch, what really happened; the time of each build; and whether
-# the Ninja and Makefile builds gave the same facts.
+# architectures and three generators (Ninja, Ninja with kept response files,
+# Makefiles: 4 x 2 x 3 = 24 builds, one after the other), run facts.sh on
+# each, and print a Markdown summary: per scenario and per linker/arch, what
+# really happened; the time of each build; and whether the generators' builds
+# gave the same facts.
 #
 #   matrix.sh OUTDIR [--linkers "bfd gold lld mold"] [--archs "x86_64 aarch64"]
-#                    [--generators "ninja make"]
+#                    [--generators "ninja ninja-rsp make"]
 #
 # Leaves OUTDIR/<arch>-<linker>-<generator>/ (a build.sh build directory) and
 # OUTDIR/<arch>-<linker>-<generator>.facts. MATRIX.md's tables come from this.
@@ -15,7 +16,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 [ $# -ge 1 ] || { sed -n '8,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 out=$1; shift
-linkers="bfd gold lld mold" archs="x86_64 aarch64" gens="ninja make"
+linkers="bfd gold lld mold" archs="x86_64 aarch64" gens="ninja ninja-rsp make"
 while [ $# -gt 0 ]; do
   case "$1" in
     --linkers) linkers=$2; shift 2 ;;
@@ -57,6 +58,9 @@ cell() {  # cell FACTS CONSUMER SCENARIO-KIND
       if ! fact "$f" "$c" MAP_MEMBER | grep -q "^register_kernels.o $( [ "$v" = extracted ] && echo present || echo absent)"; then v="$v (map disagrees!)"; fi ;;
     split)
       v="$(fact "$f" "$c" REGISTRY_DEFINERS) definers" ;;
+    extension)
+      if [ -z "$(fact "$f" "$c" KIND)" ]; then printf '(not built: no libpython)'; return; fi
+      v="exports $(fact "$f" "$c" EXTENSION); NEEDED $(fact "$f" "$c" NEEDED | grep '^libpython' || echo 'no libpython')" ;;
   esac
   run=$(fact "$f" "$c" RUN)
   case "$run" in
@@ -72,7 +76,7 @@ echo "### What happened (facts.sh, $g0 builds)"
 echo
 printf '| scenario |'; for a in $archs; do for l in $linkers; do printf ' %s %s |' "$l" "$a"; done; done; echo
 printf '|---|'; for a in $archs; do for l in $linkers; do printf -- '---|'; done; done; echo
-rows="consumer_dropped:backend consumer_kept_noasneeded:backend consumer_kept_anchor:backend consumer_shlib_ref:backend _portable_lib:backend _portable_lib_fixed:backend consumer_archive_dropped:archive consumer_archive_whole:archive consumer_split_registry:split consumer_split_registry_symbolic:split"
+rows="consumer_dropped:backend consumer_kept_noasneeded:backend consumer_kept_anchor:backend consumer_anchor_undefined:backend consumer_shlib_ref:backend consumer_transitive:backend _portable_lib:backend _portable_lib_fixed:backend consumer_archive_dropped:archive consumer_archive_undefined:archive consumer_archive_whole:archive consumer_split_registry:split consumer_split_registry_symbolic:split ext_renamed:extension"
 for r in $rows; do
   c=${r%%:*} k=${r##*:}
   printf '| `%s` |' "$c"
@@ -90,14 +94,18 @@ for a in $archs; do for g in $gens; do
   printf '| %s %s |' "$a" "$g"; for l in $linkers; do printf ' %s |' "${ms[$a-$l-$g]}"; done; echo
 done; done
 echo
-echo "### Ninja vs Makefile builds"
+echo "### Generators compared"
 echo
 for a in $archs; do for l in $linkers; do
   set -- $gens
-  [ $# -ge 2 ] || continue
-  fa="$out/$a-$l-$1.facts" fb="$out/$a-$l-$2.facts"
-  [ -f "$fa" ] && [ -f "$fb" ] || continue
-  if diff <(norm "$fa") <(norm "$fb") >/dev/null; then echo "- $l $a: $1 and $2 facts identical"
-  else echo "- $l $a: $1 and $2 facts DIFFER:"; diff <(norm "$fa") <(norm "$fb") | sed 's/^/    /'; fi
+  fa="$out/$a-$l-$1.facts"
+  [ -f "$fa" ] || continue
+  first=$1; shift
+  for g in "$@"; do
+    fb="$out/$a-$l-$g.facts"
+    [ -f "$fb" ] || continue
+    if diff <(norm "$fa") <(norm "$fb") >/dev/null; then echo "- $l $a: $first and $g facts identical"
+    else echo "- $l $a: $first and $g facts DIFFER:"; diff <(norm "$fa") <(norm "$fb") | sed 's/^/    /'; fi
+  done
 done; done
 exit $fail

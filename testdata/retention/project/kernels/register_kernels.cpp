@@ -1,6 +1,6 @@
-// Archive member with only a static initializer: it defines no global symbol,
-// so nothing ever makes the linker extract it from libet_kernels.a unless the
-// archive is linked with --whole-archive.
+// Archive member with a static initializer and one anchor nothing calls: no
+// reference ever makes the linker extract it from libet_kernels.a; only
+// --whole-archive or -u et_register_kernels_anchor (--undefined) does.
 #include "registry.h"
 
 namespace {
@@ -11,3 +11,5 @@ struct KernelRegistrar {
 };
 KernelRegistrar et_kernel_registrar;
 }  // namespace
+
+extern "C" void et_register_kernels_anchor() {}
