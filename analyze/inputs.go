@@ -175,7 +175,7 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 			return []error{err}
 		}
 		in.Links = append(in.Links, l)
-	case base == "build.ninja":
+	case strings.HasSuffix(base, ".ninja"): // build.ninja, Ninja Multi-Config's build-Debug.ninja
 		links, errs := linkline.ParseNinja(p, opt)
 		in.Links = append(in.Links, links...)
 		return errs

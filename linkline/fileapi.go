@@ -41,6 +41,9 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 			Version struct {
 				String string `json:"string"`
 			} `json:"version"`
+			Generator struct {
+				MultiConfig bool `json:"multiConfig"`
+			} `json:"generator"`
 		} `json:"cmake"`
 		Objects []faObject `json:"objects"`
 	}
@@ -66,7 +69,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 		return nil, []error{err}
 	}
 	var errs []error
-	ctx := faContext{top: top, source: cm.Paths.Source, compilers: map[string]compiler{}}
+	ctx := faContext{top: top, source: cm.Paths.Source, compilers: compilers{}, multiConfig: index.CMake.Generator.MultiConfig}
 	if ctx.source == "" {
 		ctx.source = top
 	}
@@ -97,6 +100,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	var links []*Link
 	artifacts := map[string]string{} // built file -> the target that builds it
 	for _, cfg := range cm.Configurations {
+		ctx.config = cfg.Name
 		for _, t := range cfg.Targets {
 			path := filepath.Join(reply, t.JSONFile)
 			data, err := os.ReadFile(path)
@@ -227,6 +231,10 @@ type faContext struct {
 	top       string    // the top build directory
 	source    string    // the top source directory
 	compilers compilers // by link language
+	// multiConfig is set for a multi-configuration generator (Ninja
+	// Multi-Config), which puts objects in a directory per configuration.
+	multiConfig bool
+	config      string // the configuration being read
 }
 
 func readJSON(path string, v any) error {
@@ -336,7 +344,11 @@ func (s *session) fileAPITarget(data []byte, file string, ctx faContext) (*Link,
 		if src.CompileGroupIndex == nil {
 			continue
 		}
-		obj := objectPath(t.Name, src.Path, t.Paths.Source, ctx.top, dir)
+		cfgDir := ""
+		if ctx.multiConfig {
+			cfgDir = ctx.config
+		}
+		obj := objectPath(t.Name, cfgDir, src.Path, t.Paths.Source, ctx.top, dir)
 		if _, err := os.Stat(filepath.Join(dir, obj)); err != nil {
 			// CMAKE_<LANG>_OUTPUT_EXTENSION_REPLACE names foo.cpp's object foo.o.
 			if alt := strings.TrimSuffix(obj, filepath.Ext(strings.TrimSuffix(obj, ".o"))+".o") + ".o"; alt != obj {
@@ -399,13 +411,15 @@ func pythonModuleHelper(cmd string, g faGraph) bool {
 }
 
 // objectPath names a source's object file as CMake's Makefile and Ninja
-// generators do: CMakeFiles/<target>.dir/ then the source's path relative
+// generators do: CMakeFiles/<target>.dir/ (and the configuration's
+// directory, cfgDir, with a multi-configuration generator) then the
+// source's path relative
 // to the target's source dir (a generated source under the build tree:
 // relative to the target's build dir; anything else: the full path without
 // its root), ".." turned into "__", and ".o" added. src is relative to the
 // top source dir or absolute; srcDir is relative to the top source dir;
 // topBuild and curBuild are the absolute top and target build dirs.
-func objectPath(target, src, srcDir, topBuild, curBuild string) string {
+func objectPath(target, cfgDir, src, srcDir, topBuild, curBuild string) string {
 	var rel string
 	switch {
 	case !filepath.IsAbs(src):
@@ -419,6 +433,9 @@ func objectPath(target, src, srcDir, topBuild, curBuild string) string {
 		rel = strings.TrimPrefix(filepath.Clean(src), "/")
 	}
 	rel = strings.ReplaceAll(filepath.ToSlash(rel), "..", "__")
+	if cfgDir != "" {
+		rel = cfgDir + "/" + rel
+	}
 	return "CMakeFiles/" + target + ".dir/" + rel + ".o"
 }
 

@@ -48,7 +48,7 @@ func TestObjectPath(t *testing.T) {
 		{"app", "/abs/ext.cpp", ".", "/b", "CMakeFiles/app.dir/abs/ext.cpp.o"},
 	}
 	for _, tc := range tests {
-		if got := objectPath(tc.target, tc.src, tc.srcDir, "/b", tc.curBuild); got != tc.want {
+		if got := objectPath(tc.target, "", tc.src, tc.srcDir, "/b", tc.curBuild); got != tc.want {
 			t.Errorf("objectPath(%q, %q) = %q, want %q", tc.src, tc.srcDir, got, tc.want)
 		}
 	}

@@ -18,8 +18,9 @@ import (
 )
 
 // The retention matrix: testdata/retention/project built with every linker,
-// for both architectures, with three generators (Ninja, Ninja with every
-// link through a kept response file, Makefiles), and etlink's findings
+// for both architectures, with four generators (Ninja, Ninja with every
+// link through a kept response file, Ninja Multi-Config, Makefiles), and
+// etlink's findings
 // checked against what the produced binaries contain (facts.sh: readelf,
 // nm, the maps) and what the link commands in the build log name, in every
 // form a user hands etlink the build: the directory with the File API
@@ -44,7 +45,7 @@ func TestRetentionMatrix(t *testing.T) {
 	facts := filepath.Join(filepath.Dir(script), "facts.sh")
 	project := filepath.Join(filepath.Dir(script), "project")
 	for _, arch := range []string{"x86_64", "aarch64"} {
-		for _, gen := range []string{"ninja", "ninja-rsp", "make"} {
+		for _, gen := range []string{"ninja", "ninja-rsp", "ninja-multi", "make"} {
 			for _, linker := range linkers {
 				b := build{linker, arch, gen}
 				t.Run(b.String(), func(t *testing.T) {

@@ -3,7 +3,7 @@
 # project (project/) with one linker, one architecture and one generator.
 #
 #   build.sh BUILDDIR [--linker bfd|gold|lld|mold] [--arch x86_64|aarch64]
-#                     [--generator ninja|ninja-rsp|make] [--jobs N]
+#                     [--generator ninja|ninja-rsp|ninja-multi|make] [--jobs N]
 #
 # Defaults: --linker bfd --arch x86_64 --generator ninja --jobs $(nproc).
 #
@@ -55,11 +55,14 @@ case "$generator" in
   # what large projects (and Windows-minded toolchains) leave behind.
   ninja-rsp) cmake_gen="Ninja"; gen_tool=ninja; gen_opts=(-DCMAKE_NINJA_FORCE_RESPONSE_FILE=ON)
          native_opts=(-d keeprsp) ;;
+  # A multi-configuration generator: objects under CMakeFiles/<t>.dir/Debug/
+  # (one configuration, so that every link is built).
+  ninja-multi) cmake_gen="Ninja Multi-Config"; gen_tool=ninja; gen_opts=(-DCMAKE_CONFIGURATION_TYPES=Debug) ;;
   # No per-rule progress messages or colour: each costs a cmake process, and
   # the Makefile build is already the slow one.
   make)  cmake_gen="Unix Makefiles"; gen_tool=make
          gen_opts=(-DCMAKE_RULE_MESSAGES=OFF -DCMAKE_COLOR_MAKEFILE=OFF) ;;
-  *)     usage "--generator must be ninja, ninja-rsp or make, not '$generator'" ;;
+  *)     usage "--generator must be ninja, ninja-rsp, ninja-multi or make, not '$generator'" ;;
 esac
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || usage "--jobs must be a positive number, not '$jobs'"
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # testdata/retention/matrix.sh: build the fixture with every linker, both
-# architectures and three generators (Ninja, Ninja with kept response files,
-# Makefiles: 4 x 2 x 3 = 24 builds, one after the other), run facts.sh on
+# architectures and four generators (Ninja, Ninja with kept response files,
+# Ninja Multi-Config, Makefiles: 4 x 2 x 4 = 32 builds, one after the
+# other), run facts.sh on
 # each, and print a Markdown summary: per scenario and per linker/arch, what
 # really happened; the time of each build; and whether the generators' builds
 # gave the same facts.
 #
 #   matrix.sh OUTDIR [--linkers "bfd gold lld mold"] [--archs "x86_64 aarch64"]
-#                    [--generators "ninja ninja-rsp make"]
+#                    [--generators "ninja ninja-rsp ninja-multi make"]
 #
 # Leaves OUTDIR/<arch>-<linker>-<generator>/ (a build.sh build directory) and
 # OUTDIR/<arch>-<linker>-<generator>.facts. MATRIX.md's tables come from this.
@@ -16,7 +17,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 [ $# -ge 1 ] || { sed -n '8,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 out=$1; shift
-linkers="bfd gold lld mold" archs="x86_64 aarch64" gens="ninja ninja-rsp make"
+linkers="bfd gold lld mold" archs="x86_64 aarch64" gens="ninja ninja-rsp ninja-multi make"
 while [ $# -gt 0 ]; do
   case "$1" in
     --linkers) linkers=$2; shift 2 ;;
