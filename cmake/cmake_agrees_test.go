@@ -164,3 +164,130 @@ func TestParseCMakeModules(t *testing.T) {
 	}
 	t.Logf("%d files", n)
 }
+
+// valueCases compute values etlink must compute as CMake does: the list and
+// string commands a project function uses to rewrite link items.
+var valueCases = []struct{ name, src string }{
+	{"list FILTER", `set(L "Python3::Python;pybind11::headers;pybind11::embed;helper;$<LINK_ONLY:Python::Python>")
+list(FILTER L EXCLUDE REGEX "(pybind11::embed|Python3?::Python)")
+show("${L}")
+set(M "a;ab;b;ba")
+list(FILTER M INCLUDE REGEX "^a")
+show("${M}")`},
+	{"list TRANSFORM", `set(L "a;b;Bc")
+list(TRANSFORM L PREPEND x)
+show("${L}")
+list(TRANSFORM L TOUPPER REGEX b OUTPUT_VARIABLE U)
+show("${U}")
+list(TRANSFORM L REPLACE "x(.)" "\\1y")
+show("${L}")
+list(TRANSFORM L APPEND "-s")
+list(TRANSFORM L STRIP)
+show("${L}")`},
+	{"string REGEX", `string(REGEX REPLACE "a(b)" "\\1x" r abcab)
+show("${r}")
+string(REGEX MATCH "[0-9]+" m v12.3)
+show("${m}")
+string(REGEX MATCHALL "[0-9]+" all v12.3)
+show("${all}")`},
+	{"foreach and MATCHES rebuild", `set(libs "Python3::Python;pybind11::headers;pybind11::embed;helper")
+set(kept "")
+foreach(l IN LISTS libs)
+  if(NOT l MATCHES "(pybind11::embed|Python3?::Python)")
+    list(APPEND kept "${l}")
+  endif()
+endforeach()
+list(APPEND kept pybind11::module)
+show("${kept}")`},
+}
+
+func TestCMakeAgreesOnValues(t *testing.T) {
+	cmake := testenv.Tool(t, "cmake")
+	const show = "cmake_minimum_required(VERSION 3.20)\nfunction(show)\n  message(\"[${ARGV0}]\")\nendfunction()\n"
+	dir := t.TempDir()
+	for i, tc := range valueCases {
+		t.Run(tc.name, func(t *testing.T) {
+			script := filepath.Join(dir, fmt.Sprintf("v%d.cmake", i))
+			if err := os.WriteFile(script, []byte(show+tc.src+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(cmake, "-P", script).CombinedOutput()
+			if err != nil {
+				t.Fatalf("cmake -P: %v\n%s", err, out)
+			}
+			var mine strings.Builder
+			for _, row := range shown(t, tc.src, Options{}) {
+				fmt.Fprintf(&mine, "[%s]\n", row[0])
+			}
+			if got, want := mine.String(), string(out); got != want {
+				t.Errorf("source:\n%s\netlink computes:\n%s\ncmake computes:\n%s", tc.src, got, want)
+			}
+		})
+	}
+}
+
+// linkPropertyProject is a project whose targets' link properties are set,
+// extended, replaced and read back: CMake configures it and prints what
+// get_target_property reads; etlink must read the same.
+const linkPropertyProject = `add_library(dep INTERFACE)
+add_library(a STATIC IMPORTED)
+add_library(s SHARED IMPORTED)
+add_library(x INTERFACE)
+add_library(lib STATIC x.c)
+target_link_libraries(lib PUBLIC dep PRIVATE a INTERFACE x)
+add_library(mod MODULE x.c)
+target_link_libraries(mod PRIVATE Python3::Python pybind11::embed helper_flag PUBLIC dep)
+function(strip target)
+  get_target_property(_libs ${target} LINK_LIBRARIES)
+  if(_libs)
+    list(FILTER _libs EXCLUDE REGEX "(pybind11::embed|Python3?::Python)")
+    list(APPEND _libs pybind11::module)
+    set_target_properties(${target} PROPERTIES LINK_LIBRARIES "${_libs}")
+  endif()
+endfunction()
+strip(mod)
+get_target_property(before lib INTERFACE_LINK_LIBRARIES)
+show("lib before ${before}")
+set_property(TARGET mod APPEND PROPERTY LINK_LIBRARIES late)
+set_property(TARGET lib PROPERTY INTERFACE_LINK_LIBRARIES only_iface)
+foreach(t lib mod)
+  foreach(p LINK_LIBRARIES INTERFACE_LINK_LIBRARIES TYPE)
+    get_target_property(v ${t} ${p})
+    show("${t} ${p} ${v}")
+  endforeach()
+endforeach()
+get_property(g TARGET mod PROPERTY LINK_LIBRARIES)
+show("${g}")
+`
+
+// TestCMakeAgreesOnLinkProperties configures linkPropertyProject with CMake
+// and evaluates it with etlink: every property read must agree.
+func TestCMakeAgreesOnLinkProperties(t *testing.T) {
+	cmake := testenv.Tool(t, "cmake")
+	src := t.TempDir()
+	const head = "cmake_minimum_required(VERSION 3.20)\nproject(props LANGUAGES C)\nfunction(show)\n  message(\"[${ARGV0}]\")\nendfunction()\n"
+	for name, content := range map[string]string{"CMakeLists.txt": head + linkPropertyProject, "x.c": "int x;\n"} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Configuring is what matters; generating fails on purpose (the
+	// link items name targets the project never defines).
+	out, err := exec.Command(cmake, "-S", src, "-B", filepath.Join(t.TempDir(), "b")).CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "-- Configuring done") {
+		t.Fatalf("cmake: %v\n%s", err, out)
+	}
+	var want []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "[") {
+			want = append(want, line)
+		}
+	}
+	var got []string
+	for _, row := range shown(t, linkPropertyProject, Options{}) {
+		got = append(got, "["+row[0]+"]")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("etlink reads:\n%s\ncmake reads:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -208,6 +209,18 @@ func (e *evaluator) run(entry string) {
 		sc.set(name, e.absRoot)
 	}
 	sc.set("CMAKE_CURRENT_LIST_FILE", entry)
+	// The platform is Linux (etlink checks ELF wheels): if(APPLE) and
+	// if(WIN32) are false, if(UNIX) true. Options.Vars (-D) may say
+	// otherwise: the cache is looked up before these.
+	for _, name := range []string{"APPLE", "WIN32", "MSVC", "CYGWIN", "MINGW", "MSYS", "IOS", "ANDROID",
+		"EMSCRIPTEN", "WINCE", "WINDOWS_PHONE", "WINDOWS_STORE", "XCODE", "CMAKE_HOST_APPLE", "CMAKE_HOST_WIN32"} {
+		sc.vars[name] = binding{state: bindUnset}
+	}
+	for _, name := range []string{"UNIX", "LINUX", "CMAKE_HOST_UNIX", "CMAKE_HOST_LINUX"} {
+		sc.set(name, "1")
+	}
+	sc.set("CMAKE_SYSTEM_NAME", "Linux")
+	sc.set("CMAKE_HOST_SYSTEM_NAME", "Linux")
 	e.dirsSeen[e.absRoot] = true
 	c := &ctx{sc: sc, dir: &dirState{src: e.absRoot}, loopBase: -1}
 	e.runFile(c, entry)
@@ -244,7 +257,24 @@ func (e *evaluator) note(l Location, format string, args ...any) {
 		return
 	}
 	e.noted[key] = true
-	e.p.Notes = append(e.p.Notes, Note{Loc: l, Msg: msg})
+	e.p.Notes = append(e.p.Notes, Note{Loc: l, Msg: msg, Kind: noteKind(format)})
+}
+
+// noteKind sorts a note by what it says, from its format, for a summary.
+func noteKind(format string) string {
+	switch {
+	case strings.Contains(format, "not found in the tree"), strings.Contains(format, "outside the tree"):
+		return NoteModule
+	case strings.Contains(format, "no CMakeLists.txt there"), strings.Contains(format, "no such file in the tree"):
+		return NoteMissing
+	case strings.Contains(format, "defines target"):
+		return NoteRedefined
+	case strings.Contains(format, "no target %s is defined"), strings.Contains(format, "target name"):
+		return NoteTarget
+	case strings.Contains(format, "nested deeper"), strings.Contains(format, "stopped after"), strings.Contains(format, "larger than"):
+		return NoteLimit
+	}
+	return NoteUndecided
 }
 
 // load reads and parses a list file once.
@@ -1360,7 +1390,30 @@ func (e *evaluator) cmdList(c *ctx, cmd *Command, args []xarg) {
 			}
 		}
 		set(items)
-	case "SUBLIST", "TRANSFORM", "FILTER", "SORT", "REMOVE_AT":
+	case "FILTER":
+		// list(FILTER <list> INCLUDE|EXCLUDE REGEX <regex>)
+		if unknownList || len(rest) != 3 || rest[1] != "REGEX" || (rest[0] != "INCLUDE" && rest[0] != "EXCLUDE") {
+			e.setUnknown(c, name)
+			return
+		}
+		re, err := cmakeRegexp(rest[2])
+		if err != nil {
+			e.note(e.cmdLoc(cmd), "cannot evaluate %s: %v", cmd, err)
+			e.setUnknown(c, name)
+			return
+		}
+		var kept []string
+		for _, it := range items {
+			// An item etlink could not evaluate may match or not: kept,
+			// still unknown.
+			if undecided(it) || re.MatchString(it) == (rest[0] == "INCLUDE") {
+				kept = append(kept, it)
+			}
+		}
+		set(kept)
+	case "TRANSFORM":
+		e.listTransform(c, cmd, name, items, unknownList, args)
+	case "SUBLIST", "SORT", "REMOVE_AT":
 		for k, a := range args {
 			if a.is("OUTPUT_VARIABLE") {
 				outUnknown(k + 1)
@@ -1373,6 +1426,116 @@ func (e *evaluator) cmdList(c *ctx, cmd *Command, args []xarg) {
 		}
 		e.setUnknown(c, name)
 	}
+}
+
+// listTransform is list(TRANSFORM <list> <ACTION> [REGEX <regex>]
+// [OUTPUT_VARIABLE <out>]) for the actions APPEND, PREPEND, TOLOWER,
+// TOUPPER, STRIP and REPLACE; the AT and FOR selectors and GENEX_STRIP
+// leave the result unknown.
+func (e *evaluator) listTransform(c *ctx, cmd *Command, name string, items []string, unknownList bool, args []xarg) {
+	rest := vals(args[2:])
+	out := name
+	for k, a := range rest {
+		if a == "OUTPUT_VARIABLE" && k+1 < len(rest) {
+			out, rest = stripMarks(rest[k+1]), rest[:k]
+			break
+		}
+	}
+	if len(rest) == 0 || unknownList {
+		e.setUnknown(c, out)
+		return
+	}
+	action, rest := rest[0], rest[1:]
+	var arg []string
+	switch action {
+	case "APPEND", "PREPEND":
+		if len(rest) < 1 {
+			e.setUnknown(c, out)
+			return
+		}
+		arg, rest = rest[:1], rest[1:]
+	case "REPLACE":
+		if len(rest) < 2 {
+			e.setUnknown(c, out)
+			return
+		}
+		arg, rest = rest[:2], rest[2:]
+	case "TOLOWER", "TOUPPER", "STRIP":
+	default:
+		e.setUnknown(c, out)
+		return
+	}
+	var sel *regexp.Regexp
+	switch {
+	case len(rest) == 2 && rest[0] == "REGEX":
+		var err error
+		if sel, err = cmakeRegexp(rest[1]); err != nil {
+			e.setUnknown(c, out)
+			return
+		}
+	case len(rest) > 0:
+		e.setUnknown(c, out)
+		return
+	}
+	var replace *regexp.Regexp
+	if action == "REPLACE" {
+		var err error
+		if replace, err = cmakeRegexp(arg[0]); err != nil {
+			e.setUnknown(c, out)
+			return
+		}
+	}
+	res := make([]string, len(items))
+	for k, it := range items {
+		res[k] = it
+		if undecided(it) || sel != nil && !sel.MatchString(it) {
+			continue
+		}
+		switch action {
+		case "APPEND":
+			res[k] = it + arg[0]
+		case "PREPEND":
+			res[k] = arg[0] + it
+		case "TOLOWER":
+			res[k] = strings.ToLower(it)
+		case "TOUPPER":
+			res[k] = strings.ToUpper(it)
+		case "STRIP":
+			res[k] = strings.TrimSpace(it)
+		case "REPLACE":
+			res[k] = replace.ReplaceAllString(it, cmakeReplacement(arg[1]))
+		}
+	}
+	e.setVar(c, cmd, out, strings.Join(res, ";"))
+}
+
+// cmakeRegexp compiles a CMake regular expression (a POSIX ERE subset:
+// ^ $ . [] * + ? | () and no backreferences) with Go's engine, which reads
+// every one of them alike.
+func cmakeRegexp(expr string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a regular expression etlink reads: %v", expr, err)
+	}
+	return re, nil
+}
+
+// cmakeReplacement turns CMake's \1 references into Go's ${1}.
+func cmakeReplacement(r string) string {
+	var b strings.Builder
+	for i := 0; i < len(r); i++ {
+		if r[i] == '\\' && i+1 < len(r) && r[i+1] >= '0' && r[i+1] <= '9' {
+			b.WriteString("${" + string(r[i+1]) + "}")
+			i++
+			continue
+		}
+		if r[i] == '$' {
+			b.WriteString("$$")
+			continue
+		}
+		b.WriteByte(r[i])
+	}
+	return b.String()
 }
 
 func (e *evaluator) cmdString(c *ctx, cmd *Command, args []xarg) {
@@ -1450,11 +1613,7 @@ func (e *evaluator) cmdString(c *ctx, cmd *Command, args []xarg) {
 			return strings.ReplaceAll(strings.Join(in[2:], ""), in[0], in[1])
 		})
 	case "REGEX":
-		if len(args) > 2 && args[1].is("REPLACE") {
-			e.unknownAt(c, args, 4)
-		} else {
-			e.unknownAt(c, args, 3)
-		}
+		e.stringRegex(c, cmd, args, result)
 	case "FIND", "COMPARE", "SUBSTRING":
 		switch sub {
 		case "FIND":
@@ -1474,6 +1633,43 @@ func (e *evaluator) cmdString(c *ctx, cmd *Command, args []xarg) {
 		} else {
 			e.unknownAt(c, args, 1)
 		}
+	}
+}
+
+// stringRegex is string(REGEX MATCH|MATCHALL <regex> <out> <input>...) and
+// string(REGEX REPLACE <regex> <replacement> <out> <input>...); result
+// carries the inputs' marks as cmdString's other forms do.
+func (e *evaluator) stringRegex(c *ctx, cmd *Command, args []xarg, result func(int, []string, func([]string) string)) {
+	if len(args) < 4 {
+		return
+	}
+	mode := args[1].val
+	outAt, inAt := 3, 4
+	if mode == "REPLACE" {
+		outAt, inAt = 4, 5
+	}
+	if outAt >= len(args) || hasUnknown(args[2].val) {
+		e.unknownAt(c, args, outAt)
+		return
+	}
+	re, err := cmakeRegexp(stripMarks(args[2].val))
+	if err != nil || mode == "REPLACE" && hasUnknown(args[3].val) {
+		e.unknownAt(c, args, outAt)
+		return
+	}
+	in := vals(args[min(inAt, len(args)):])
+	switch mode {
+	case "MATCH":
+		result(outAt, in, func(in []string) string { return re.FindString(strings.Join(in, "")) })
+	case "MATCHALL":
+		result(outAt, in, func(in []string) string {
+			return strings.Join(re.FindAllString(strings.Join(in, ""), -1), ";")
+		})
+	case "REPLACE":
+		repl := cmakeReplacement(stripMarks(args[3].val))
+		result(outAt, in, func(in []string) string { return re.ReplaceAllString(strings.Join(in, ""), repl) })
+	default:
+		e.unknownAt(c, args, outAt)
 	}
 }
 
@@ -1707,7 +1903,7 @@ func (e *evaluator) cmdInclude(c *ctx, cmd *Command, args []xarg) {
 		case isModule:
 			e.note(e.cmdLoc(cmd), "include(%s): module not found in the tree (a CMake module or one installed elsewhere); not read", name)
 		default:
-			e.errs = append(e.errs, fmt.Errorf("%s:%d: include(%s): %w", cmd.File, cmd.Line, name, fs.ErrNotExist))
+			e.note(e.cmdLoc(cmd), "include(%s): no such file in the tree (a submodule not checked out?); not read", name)
 		}
 		return
 	}
@@ -1761,8 +1957,9 @@ func (e *evaluator) cmdAddSubdirectory(c *ctx, cmd *Command, args []xarg) {
 	}
 	entry := filepath.Join(dir, "CMakeLists.txt")
 	if !isFile(entry) {
-		e.errs = append(e.errs, fmt.Errorf("%s:%d: add_subdirectory(%s): %w", cmd.File, cmd.Line, name,
-			&fs.PathError{Op: "read", Path: e.display(entry), Err: fs.ErrNotExist}))
+		// A submodule not checked out, an optional vendor tree: what
+		// a clean checkout of a real project looks like, not an error.
+		e.note(e.cmdLoc(cmd), "add_subdirectory(%s): no CMakeLists.txt there (a submodule not checked out?); not read", name)
 		return
 	}
 	if e.dirsSeen[dir] {

@@ -106,10 +106,25 @@ type Target struct {
 	// pybind11_add_module(name SHARED ...) shows SHARED even when a wrapper
 	// passed it through a variable.
 	CreatorArgs []Arg
-	Links       []LinkItem
+	// Links are the target's link items as its LINK_LIBRARIES and
+	// INTERFACE_LINK_LIBRARIES properties hold them at the end of
+	// evaluation: a PRIVATE item is in the first, an INTERFACE one in the
+	// second, a PUBLIC one in both. set_target_properties and
+	// set_property(TARGET) replace or extend them as CMake does.
+	Links []LinkItem
+	// LinkEdits are the commands that set the link properties, in order:
+	// what a wrapper function that rewrites them did, for the evidence.
+	LinkEdits []Edit
 	// Properties set by set_target_properties and set_property(TARGET),
 	// after expansion (an unknown part kept as written, ${NAME}).
 	Properties map[string]string
+}
+
+// Edit is one command that set a target's link property.
+type Edit struct {
+	Loc Location
+	// What says what it did: "set_target_properties replaced LINK_LIBRARIES".
+	What string
 }
 
 // Link item forms.
@@ -153,13 +168,32 @@ type LinkItem struct {
 	Config string
 	// Implicit, when set, says where an item nobody wrote comes from.
 	Implicit string
+	// marked is the item's value with the evaluator's marks (an unknown
+	// part stays unknown when a property read gives it back).
+	marked string
+	// noLinkOnly is set once INTERFACE_LINK_LIBRARIES was replaced: the
+	// $<LINK_ONLY:...> entry CMake stored there for a static library's
+	// PRIVATE item went with it.
+	noLinkOnly bool
 }
 
 // Note is something evaluation could not know, and what it did instead.
 type Note struct {
 	Loc Location
 	Msg string
+	// Kind sorts notes for a summary: one of the Note constants.
+	Kind string
 }
+
+// Note kinds.
+const (
+	NoteUndecided = "undecided" // a condition, loop or argument etlink could not evaluate
+	NoteModule    = "module"    // a CMake module or file outside the tree, not read
+	NoteMissing   = "missing"   // a directory or file the tree names but does not hold
+	NoteRedefined = "redefined" // a target defined again (both branches of an undecided if)
+	NoteTarget    = "target"    // a command naming a target etlink does not know
+	NoteLimit     = "limit"     // an evaluation bound reached
+)
 
 // String is FILE:LINE: message.
 func (n Note) String() string { return n.Loc.String() + ": " + n.Msg }
@@ -213,6 +247,44 @@ func (li *LinkItem) classify() {
 	case strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "-l") && !strings.HasPrefix(s, "-framework"):
 		li.Form = FormFlag
 	}
+}
+
+// Unwrap returns the link items a link item names, inside the generator
+// expressions that only condition or mark it: s itself, and for
+// $<LINK_ONLY:x>, $<BUILD_INTERFACE:x>, $<INSTALL_INTERFACE:x>,
+// $<TARGET_NAME_IF_EXISTS:x>, $<COMPILE_ONLY:x> and a condition
+// $<cond:x> (such as $<$<CONFIG:Debug>:x>), also x, recursively. It does
+// not evaluate the conditions: a conditional item may be linked.
+func Unwrap(s string) []string {
+	out := []string{s}
+	for strings.HasPrefix(s, "$<") && strings.HasSuffix(s, ">") {
+		body := s[2 : len(s)-1]
+		depth, cut := 0, -1
+		for j := 0; j < len(body) && cut < 0; j++ {
+			switch {
+			case strings.HasPrefix(body[j:], "$<"):
+				depth++
+				j++
+			case body[j] == '>':
+				depth--
+			case body[j] == ':' && depth == 0:
+				cut = j
+			}
+		}
+		if cut < 0 {
+			break
+		}
+		head := body[:cut]
+		switch {
+		case head == "LINK_ONLY", head == "BUILD_INTERFACE", head == "INSTALL_INTERFACE",
+			head == "TARGET_NAME_IF_EXISTS", head == "COMPILE_ONLY", strings.HasPrefix(head, "$<"):
+			s = body[cut+1:]
+			out = append(out, s)
+		default:
+			return out
+		}
+	}
+	return out
 }
 
 // genexFeature reads $<LINK_LIBRARY:FEATURE,a,b> (wherever it sits in s)

@@ -142,7 +142,7 @@ func (e *evaluator) cmdAddExecutable(c *ctx, cmd *Command, args []xarg) {
 
 // implicitLink records an item a creator command links by itself.
 func (e *evaluator) implicitLink(t *Target, cmd *Command, item, why string) {
-	li := LinkItem{Item: item, Scope: "PRIVATE", Loc: e.cmdLoc(cmd), Implicit: why}
+	li := LinkItem{Item: item, marked: item, Scope: "PRIVATE", Loc: e.cmdLoc(cmd), Implicit: why}
 	li.classify()
 	t.Links = append(t.Links, li)
 }
@@ -194,12 +194,29 @@ func (e *evaluator) cmdPybind11AddModule(c *ctx, cmd *Command, args []xarg) {
 	if kind == KindModule {
 		e.implicitLink(t, cmd, "pybind11::module", "pybind11_add_module() links pybind11::module (Python::Module) into a MODULE")
 	} else {
+		// As pybind11's own function does: Python_add_library(SHARED)
+		// links <Python>::Python, then pybind11::embed.
+		py := e.pythonPrefix(c) + "::Python"
+		e.implicitLink(t, cmd, py, fmt.Sprintf("pybind11_add_module(%s) calls %s_add_library(%s), which links %s (libpython)", kind, e.pythonPrefix(c), kind, py))
 		e.implicitLink(t, cmd, "pybind11::embed", fmt.Sprintf("pybind11_add_module(%s) links pybind11::embed, which links Python::Python (libpython)", kind))
 	}
 	if !kw["WITHOUT_SOABI"] && !kw["WITH_SOABI"] {
 		t.Properties["PREFIX"] = ""
 		t.Properties["SUFFIX"] = "${PYTHON_MODULE_EXTENSION}"
 	}
+}
+
+// pythonPrefix is the FindPython module pybind11 uses: Python when the
+// project set that module's variables (find_package(Python)), else
+// Python3, what pybind11's own lookup prefers. Either way the item means
+// libpython.
+func (e *evaluator) pythonPrefix(c *ctx) string {
+	for _, v := range []string{"Python_EXECUTABLE", "Python_FOUND"} {
+		if _, found := c.sc.get(v); found {
+			return "Python"
+		}
+	}
+	return "Python3"
 }
 
 // moduleKind reads the library type of a Python module helper: MODULE
@@ -286,6 +303,7 @@ func (e *evaluator) findTargets(cmd *Command, name xarg) []*Target {
 func (e *evaluator) linkItem(cmd *Command, a xarg, scope string) LinkItem {
 	li := LinkItem{
 		Item:    stripMarks(a.val),
+		marked:  a.val,
 		Scope:   scope,
 		Unknown: hasUnknown(a.val),
 	}
@@ -355,41 +373,135 @@ func (e *evaluator) linkItems(cmd *Command, args []xarg, scoped bool, add func(L
 	}
 }
 
-// setProp sets a target property; LINK_LIBRARIES and
-// INTERFACE_LINK_LIBRARIES also become link items (always appended, even
-// when the command replaces the property).
+// setProp sets a target property. LINK_LIBRARIES and
+// INTERFACE_LINK_LIBRARIES are the target's link items: set, they replace
+// the items of that property (a PUBLIC item keeps its other half), with
+// APPEND they extend them; an item the new value names again keeps where
+// it first came from.
 func (e *evaluator) setProp(cmd *Command, ts []*Target, name string, values []xarg, mode string) {
-	v := strings.Join(vals(values), ";")
-	for _, t := range ts {
-		old, had := t.Properties[name]
-		switch {
-		case mode == "APPEND" && had && old != "" && v != "":
-			t.Properties[name] = old + ";" + stripMarks(v)
-		case mode == "APPEND_STRING" && had:
-			t.Properties[name] = old + stripMarks(v)
-		default:
-			t.Properties[name] = stripMarks(v)
+	scope, isLink := linkProps[name]
+	if !isLink {
+		v := strings.Join(vals(values), ";")
+		for _, t := range ts {
+			old, had := t.Properties[name]
+			switch {
+			case mode == "APPEND" && had && old != "" && v != "":
+				t.Properties[name] = old + ";" + stripMarks(v)
+			case mode == "APPEND_STRING" && had:
+				t.Properties[name] = old + stripMarks(v)
+			default:
+				t.Properties[name] = stripMarks(v)
+			}
 		}
-	}
-	scope := ""
-	switch name {
-	case "LINK_LIBRARIES":
-		scope = "PRIVATE"
-	case "INTERFACE_LINK_LIBRARIES":
-		scope = "INTERFACE"
-	default:
 		return
 	}
+	var items []LinkItem
 	for _, a := range values {
 		for _, item := range splitList(a.val) {
 			x := a
 			x.val = item
-			li := e.linkItem(cmd, x, scope)
-			for _, t := range ts {
-				t.Links = append(t.Links, li)
-			}
+			items = append(items, e.linkItem(cmd, x, scope))
 		}
 	}
+	what := "replaced"
+	if mode != "" {
+		what = "appended to"
+	}
+	edit := Edit{Loc: e.cmdLoc(cmd), What: fmt.Sprintf("%s %s %s", cmd.Raw, what, name)}
+	for _, t := range ts {
+		if mode == "" {
+			t.replaceLinks(scope, items)
+		} else {
+			t.Links = append(t.Links, items...)
+		}
+		t.LinkEdits = append(t.LinkEdits, edit)
+	}
+}
+
+// linkProps are the properties that hold link items, and the scope of the
+// items each holds alone.
+var linkProps = map[string]string{"LINK_LIBRARIES": "PRIVATE", "INTERFACE_LINK_LIBRARIES": "INTERFACE"}
+
+// inProp reports whether an item of scope is in the link property that
+// holds the items of scope prop.
+func inProp(scope, prop string) bool {
+	if prop == "INTERFACE" {
+		return scope == "INTERFACE" || scope == "PUBLIC"
+	}
+	return scope != "INTERFACE"
+}
+
+// replaceLinks sets the link property holding the items of scope (PRIVATE:
+// LINK_LIBRARIES, INTERFACE: INTERFACE_LINK_LIBRARIES) to items.
+func (t *Target) replaceLinks(scope string, items []LinkItem) {
+	var kept, old []LinkItem
+	for _, li := range t.Links {
+		switch {
+		case li.Scope == "PUBLIC":
+			old = append(old, li)
+			li.Scope = map[string]string{"PRIVATE": "INTERFACE", "INTERFACE": "PRIVATE"}[scope]
+			li.noLinkOnly = li.noLinkOnly || scope == "INTERFACE"
+			kept = append(kept, li)
+		case inProp(li.Scope, scope):
+			old = append(old, li)
+		default:
+			li.noLinkOnly = li.noLinkOnly || scope == "INTERFACE"
+			kept = append(kept, li)
+		}
+	}
+	for _, li := range items {
+		for k, o := range old {
+			if o.Item == li.Item {
+				o.Scope = li.Scope
+				li = o // the same item: it keeps where it came from
+				old = append(old[:k], old[k+1:]...)
+				break
+			}
+		}
+		kept = append(kept, li)
+	}
+	t.Links = kept
+}
+
+// linkPropValue is a link property as get_target_property reads it: the
+// items of the property holding scope's, ;-joined, marked. A STATIC
+// library's INTERFACE_LINK_LIBRARIES holds its PRIVATE items too, wrapped
+// in $<LINK_ONLY:...>, as CMake stores them.
+func (t *Target) linkPropValue(scope string) (string, bool) {
+	var items []string
+	for _, li := range t.Links {
+		switch {
+		case inProp(li.Scope, scope):
+			items = append(items, li.marked)
+		case scope == "INTERFACE" && t.Kind == KindStatic && !li.noLinkOnly:
+			items = append(items, "$<LINK_ONLY:"+li.marked+">")
+		}
+	}
+	return strings.Join(items, ";"), len(items) > 0
+}
+
+// targetTypes are the TYPE property's values by kind.
+var targetTypes = map[string]string{
+	KindExecutable: "EXECUTABLE", KindShared: "SHARED_LIBRARY", KindStatic: "STATIC_LIBRARY",
+	KindModule: "MODULE_LIBRARY", KindObject: "OBJECT_LIBRARY", KindInterface: "INTERFACE_LIBRARY",
+}
+
+// property reads a target property as get_target_property does; ok is
+// false when etlink does not know it (set elsewhere, or not modelled).
+func (t *Target) property(name string) (v string, set, ok bool) {
+	if scope, isLink := linkProps[name]; isLink {
+		v, set = t.linkPropValue(scope)
+		return v, set, true
+	}
+	if name == "TYPE" {
+		v, ok = targetTypes[t.Kind]
+		return v, ok, ok
+	}
+	v, set = t.Properties[name]
+	if set && strings.Contains(v, "${") {
+		return "", false, false
+	}
+	return v, set, set
 }
 
 func (e *evaluator) cmdSetTargetProperties(c *ctx, cmd *Command, args []xarg) {
@@ -444,6 +556,10 @@ func (e *evaluator) cmdGetProperty(c *ctx, name string, args []xarg) {
 	}
 	out := stripMarks(args[0].val)
 	rest := vals(args[1:])
+	if name == "get_property" && len(rest) == 4 && rest[0] == "TARGET" && rest[2] == "PROPERTY" {
+		e.targetProperty(c, out, args[2], args[4])
+		return
+	}
 	if name == "get_property" && len(rest) == 3 && rest[0] == "DIRECTORY" && rest[1] == "PROPERTY" && rest[2] == "BUILDSYSTEM_TARGETS" ||
 		name == "get_directory_property" && len(rest) == 1 && rest[0] == "BUILDSYSTEM_TARGETS" {
 		c.sc.set(out, strings.Join(c.dir.targets, ";"))
@@ -456,11 +572,22 @@ func (e *evaluator) cmdGetTargetProperty(c *ctx, args []xarg) {
 	if len(args) < 3 || hasUnknown(args[0].val) {
 		return
 	}
-	out := stripMarks(args[0].val)
-	ts := e.targets[stripMarks(args[1].val)]
-	if len(ts) > 0 && !hasUnknown(args[1].val) {
-		if v, ok := ts[len(ts)-1].Properties[stripMarks(args[2].val)]; ok && !strings.Contains(v, "${") {
+	e.targetProperty(c, stripMarks(args[0].val), args[1], args[2])
+}
+
+// targetProperty sets out to target's property prop as get_target_property
+// and get_property(TARGET) read it: the value, <out>-NOTFOUND when it is not
+// set, unknown when etlink does not know the target or the property.
+func (e *evaluator) targetProperty(c *ctx, out string, target, prop xarg) {
+	ts := e.targets[stripMarks(target.val)]
+	if len(ts) > 0 && !hasUnknown(target.val) && !hasUnknown(prop.val) {
+		v, set, ok := ts[len(ts)-1].property(stripMarks(prop.val))
+		switch {
+		case ok && set:
 			c.sc.set(out, v)
+			return
+		case ok:
+			c.sc.set(out, out+"-NOTFOUND")
 			return
 		}
 	}

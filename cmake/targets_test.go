@@ -164,7 +164,7 @@ target_link_libraries(t PRIVATE
 		{"variables holding items", "set(LIBS a;b)\nset(EMPTY \"\")\nadd_library(t SHARED t.c)\ntarget_link_libraries(t PRIVATE ${LIBS} ${EMPTY} \"${EMPTY}\" ${PYTHON_LIBRARIES} ${${NAME}_LIBRARIES}\n  \"${LIBS}\")", map[string][]string{
 			"t": {"a PRIVATE @4", "b PRIVATE @4", "${PYTHON_LIBRARIES} PRIVATE unknown @4", "${${NAME}_LIBRARIES} PRIVATE unknown @4", "a PRIVATE @5", "b PRIVATE @5"}}},
 		{"implicit items", "pybind11_add_module(m m.cpp)\npybind11_add_module(s SHARED s.cpp)\nPython3_add_library(p p.c)\nPython_add_library(e SHARED e.c)\nnanobind_add_module(n n.cpp)", map[string][]string{
-			"m": {"pybind11::module PRIVATE implicit @1"}, "s": {"pybind11::embed PRIVATE implicit @2"},
+			"m": {"pybind11::module PRIVATE implicit @1"}, "s": {"Python3::Python PRIVATE implicit @2", "pybind11::embed PRIVATE implicit @2"},
 			"p": {"Python3::Module PRIVATE implicit @3"}, "e": {"Python::Python PRIVATE implicit @4"},
 			"n": {"Python::Module PRIVATE implicit @5"}}},
 		{"link_libraries applies to later targets", "add_library(before STATIC a.c)\nlink_libraries(common)\nadd_library(after STATIC a.c)\nadd_library(imp SHARED IMPORTED)\nadd_executable(exe m.c)", map[string][]string{

@@ -20,9 +20,15 @@ interpreter. Linked into an extension module they add DT_NEEDED libpython3.X.so,
 by the build machine's absolute path (ET201 on the built file): the module then fails to
 import where that file is missing and drags a second interpreter library into a python3
 that is a different build. pybind11_add_module(name SHARED ...) goes through
-Python_add_library(SHARED), which links Python::Python.`,
+Python_add_library(SHARED), which links Python::Python, and links pybind11::embed.
+The rule judges the target's LINK_LIBRARIES as they stand at the end of configuration:
+a project function that rewrites them without the embedding items (get_target_property,
+list(FILTER), set_target_properties) fixes the link, and its evidence names every line
+that changed them. Where etlink cannot evaluate such a rewrite it says so at note level.`,
 	Fix: `Link the module form: Python::Module / Python3::Module (FindPython 3.15+),
-pybind11::module, or pybind11_add_module(name MODULE ...) (MODULE is the default).`,
+pybind11::module, or pybind11_add_module(name MODULE ...) (MODULE is the default). A
+SHARED target that other targets link cannot become a MODULE: drop the embedding items
+from its LINK_LIBRARIES instead.`,
 	Before: `pybind11_add_module(_portable_lib SHARED pybindings.cpp)
 target_link_libraries(_portable_lib PRIVATE Python3::Python)`,
 	After: `pybind11_add_module(_portable_lib MODULE pybindings.cpp)
@@ -45,15 +51,18 @@ var embedItems = map[string]string{
 
 // embedItem says whether a link item names libpython, and the fix. Only the
 // variables FindPython and FindPythonLibs define count: look-alikes such as
-// ${TORCH_PYTHON_LIBRARY} (libtorch_python) are other libraries.
+// ${TORCH_PYTHON_LIBRARY} (libtorch_python) are other libraries. The
+// wrappers CMake and projects put around an item do not hide it:
+// $<LINK_ONLY:...>, $<BUILD_INTERFACE:...>, $<TARGET_NAME_IF_EXISTS:...>,
+// $<$<CONFIG:...>:...>.
 func embedItem(li cmake.LinkItem) (string, bool) {
-	for _, s := range []string{strings.TrimSpace(li.Raw), li.Item} {
+	for _, s := range append([]string{strings.TrimSpace(li.Raw)}, cmake.Unwrap(li.Item)...) {
 		if fix, ok := embedItems[s]; ok {
 			return fix, true
 		}
-	}
-	if IsLibpython(li.Item) || strings.HasPrefix(li.Item, "-lpython3") {
-		return "Python3::Module", true
+		if IsLibpython(s) || strings.HasPrefix(s, "-lpython3") {
+			return "Python3::Module", true
+		}
 	}
 	return "", false
 }
@@ -67,32 +76,110 @@ func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
 		if !t.Extension {
 			continue
 		}
-		if strings.EqualFold(t.Creator, "pybind11_add_module") && hasArg(t.CreatorArgs, "SHARED") {
-			f := r.newFinding(r.Severity, finding.Subject{File: t.Def.File, Target: t.Name, Symbol: "pybind11_add_module SHARED"},
-				fmt.Sprintf("pybind11_add_module(%s SHARED ...) links the embedding Python library into the extension", t.Name))
-			f.Location = &finding.Location{File: t.Def.File, Line: t.Def.Line}
-			f.Evidence = append(targetSteps(t), finding.Step{Text: "pybind11_add_module(SHARED) calls Python_add_library(SHARED), which links Python::Python"})
-			f.Fix = fmt.Sprintf("pybind11_add_module(%s MODULE ...)", t.Name)
-			out = append(out, f)
-		}
-		for _, li := range t.Links {
-			fix, ok := embedItem(li)
-			if !ok || li.Implicit != "" {
-				continue // an implicit embed item comes from the SHARED form above
-			}
-			written := li.Raw
-			if written == "" {
-				written = li.Item
-			}
-			f := r.newFinding(r.Severity, finding.Subject{File: li.Loc.File, Target: t.Name, Symbol: written},
-				fmt.Sprintf("extension %s links %s: the embedding Python library", t.Name, written))
-			f.Location = &finding.Location{File: li.Loc.File, Line: li.Loc.Line}
-			f.Evidence = append(targetSteps(t), linkItemStep(li, written))
-			f.Fix = fmt.Sprintf("link %s instead of %s", fix, written)
-			out = append(out, f)
-		}
+		out = append(out, embedFindings(r, ctx.CMake, t)...)
 	}
 	return out
+}
+
+// embedFindings judges one extension target's link items as they stand at
+// the end of configuration: the items its creator linked (one finding for
+// them all), each item the project wrote, and a note when a rewrite of the
+// link properties took the creator's away.
+func embedFindings(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding {
+	var out []finding.Finding
+	var implicit []cmake.LinkItem
+	for _, li := range t.Links {
+		fix, ok := embedItem(li)
+		if !ok || li.Scope == "INTERFACE" {
+			continue // an INTERFACE item is its consumers' link, not its own
+		}
+		if li.Implicit != "" {
+			implicit = append(implicit, li)
+			continue
+		}
+		written := li.Raw
+		if written == "" {
+			written = li.Item
+		}
+		f := r.newFinding(r.Severity, finding.Subject{File: li.Loc.File, Target: t.Name, Symbol: written},
+			fmt.Sprintf("extension %s links %s: the embedding Python library", t.Name, written))
+		f.Location = &finding.Location{File: li.Loc.File, Line: li.Loc.Line}
+		f.Evidence = append(append(targetSteps(t), linkItemStep(li, written)), editSteps(t)...)
+		f.Fix = fmt.Sprintf("link %s instead of %s", fix, written)
+		out = append(out, f)
+	}
+	creatorEmbeds := strings.EqualFold(t.Creator, "pybind11_add_module") && hasArg(t.CreatorArgs, "SHARED")
+	switch {
+	case len(implicit) > 0:
+		var names []string
+		for _, li := range implicit {
+			names = append(names, li.Item)
+		}
+		f := r.newFinding(r.Severity, finding.Subject{File: t.Def.File, Target: t.Name, Symbol: "pybind11_add_module SHARED"},
+			fmt.Sprintf("%s(%s %s ...) links the embedding Python library (%s) into the extension", t.Creator, t.Name, t.Kind, strings.Join(names, ", ")))
+		f.Location = &finding.Location{File: t.Def.File, Line: t.Def.Line}
+		f.Evidence = targetSteps(t)
+		for _, li := range implicit {
+			f.Evidence = append(f.Evidence, finding.Step{Text: li.Implicit, File: li.Loc.File, Line: li.Loc.Line})
+		}
+		f.Evidence = append(f.Evidence, editSteps(t)...)
+		f.Fix = embedFix(p, t)
+		out = append(out, f)
+	case creatorEmbeds && len(t.LinkEdits) > 0:
+		// The creator's embedding items are gone: say what took them.
+		f := r.newFinding(finding.Note, finding.Subject{File: t.Def.File, Target: t.Name, Symbol: "pybind11_add_module SHARED"},
+			fmt.Sprintf("%s(%s SHARED ...) links the embedding Python library, but LINK_LIBRARIES is rewritten without it: not linked", t.Creator, t.Name))
+		f.Location = &finding.Location{File: t.Def.File, Line: t.Def.Line}
+		f.Evidence = append(targetSteps(t), editSteps(t)...)
+		if unknownAfterEdit(t) {
+			f.Message = fmt.Sprintf("%s(%s SHARED ...) links the embedding Python library; LINK_LIBRARIES is rewritten from a value etlink could not evaluate: could not decide whether it still links it", t.Creator, t.Name)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// unknownAfterEdit reports whether a link property rewrite wrote items
+// etlink could not evaluate (an item unknown before and passed through is
+// no doubt the rewrite raised).
+func unknownAfterEdit(t *cmake.Target) bool {
+	for _, li := range t.Links {
+		for _, e := range t.LinkEdits {
+			if li.Unknown && li.Loc.File == e.Loc.File && li.Loc.Line == e.Loc.Line {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// editSteps name every command that set the target's link properties.
+func editSteps(t *cmake.Target) []finding.Step {
+	var steps []finding.Step
+	for _, e := range t.LinkEdits {
+		steps = append(steps, finding.Step{Text: fmt.Sprintf("%s at %s%s", e.What, e.Loc, via(e.Loc)), File: e.Loc.File, Line: e.Loc.Line})
+	}
+	return steps
+}
+
+// embedFix is the fix for a creator that links the embedding library: the
+// MODULE form, unless other targets link the target (CMake refuses to link a
+// MODULE): then its LINK_LIBRARIES without the embedding items.
+func embedFix(p *cmake.Project, t *cmake.Target) string {
+	var users []string
+	for _, u := range p.Targets {
+		for _, li := range u.Links {
+			if u != t && li.Item == t.Name {
+				users = append(users, u.Name)
+				break
+			}
+		}
+	}
+	if len(users) == 0 {
+		return fmt.Sprintf("%s(%s MODULE ...)", t.Creator, t.Name)
+	}
+	return fmt.Sprintf("%s cannot become a MODULE (%s link it): remove Python::Python / pybind11::embed from its LINK_LIBRARIES and link pybind11::module (get_target_property, list(FILTER ... EXCLUDE REGEX), set_target_properties)",
+		t.Name, strings.Join(users, ", "))
 }
 
 func hasArg(args []cmake.Arg, word string) bool {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,9 +85,7 @@ func runLint(c *command, a *app, args []string) int {
 		if proj == nil {
 			continue
 		}
-		for _, n := range proj.Notes {
-			a.notef("%s", n)
-		}
+		a.cmakeNotes(proj.Notes, out.verbose)
 		if ctx.CMake == nil {
 			ctx.CMake = proj
 		} else {
@@ -119,6 +118,39 @@ func runLint(c *command, a *app, args []string) int {
 		findings = onlyIn(findings, files)
 	}
 	return a.emit(&out, failOn, &finding.Report{Command: "lint", Inputs: inputs, Findings: findings})
+}
+
+// cmakeNotes says what the evaluation could not know: every note with -v,
+// else one line counting them by kind (a real project has hundreds, mostly
+// conditions on options a build sets).
+func (a *app) cmakeNotes(notes []cmake.Note, verbose bool) {
+	if verbose {
+		for _, n := range notes {
+			a.notef("%s", n)
+		}
+		return
+	}
+	if len(notes) == 0 {
+		return
+	}
+	count := map[string]int{}
+	for _, n := range notes {
+		count[n.Kind]++
+	}
+	var parts []string
+	for _, k := range []struct{ kind, what string }{
+		{cmake.NoteUndecided, "conditions or arguments not evaluated (all branches read)"},
+		{cmake.NoteMissing, "directories or files absent (submodules not checked out?)"},
+		{cmake.NoteModule, "CMake modules or files outside the tree"},
+		{cmake.NoteRedefined, "targets defined in more than one branch"},
+		{cmake.NoteTarget, "commands on targets not defined in the tree"},
+		{cmake.NoteLimit, "evaluation bounds reached"},
+	} {
+		if n := count[k.kind]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k.what))
+		}
+	}
+	a.notef("CMake evaluation: %d notes: %s (-v lists them)", len(notes), strings.Join(parts, "; "))
 }
 
 // classifyLintPath finds the source and build directory a path names: a
