@@ -384,28 +384,27 @@ func (s *session) fileAPITarget(data []byte, file string, ctx faContext) (*Link,
 	}
 	l.Target = t.Name
 	l.DriverSource = cc.from
-	l.PythonModule = t.Type == "MODULE_LIBRARY" && pythonModuleHelper(linkSrc.CMakeCommand, t.BacktraceGraph)
+	l.PythonModule = (t.Type == "MODULE_LIBRARY" || t.Type == "SHARED_LIBRARY") && t.BacktraceGraph.madeBy(t.Backtrace, pythonModuleHelpers)
 	return l, nil
 }
 
 // pythonModuleHelpers are the CMake functions that make a Python extension
-// module target, lower case.
+// module target, lower case: pybind11_add_module(name SHARED) too, which
+// is an extension however it links.
 var pythonModuleHelpers = map[string]bool{
 	"pybind11_add_module": true, "nanobind_add_module": true, "python_add_library": true,
 	"python3_add_library": true, "python2_add_library": true,
 }
 
-// pythonModuleHelper reports whether the target was made by a Python
-// module helper: the command that defined it, or any command of its
-// backtrace graph (the helper calls add_library inside a module).
-func pythonModuleHelper(cmd string, g faGraph) bool {
-	if pythonModuleHelpers[strings.ToLower(cmd)] {
-		return true
-	}
-	for _, c := range g.Commands {
-		if pythonModuleHelpers[strings.ToLower(c)] {
+// madeBy reports whether a command of cmds is on the backtrace bt: the
+// target was created inside it (a helper calls add_library in a module).
+func (g *faGraph) madeBy(bt *int, cmds map[string]bool) bool {
+	for i, steps := bt, 0; i != nil && *i >= 0 && *i < len(g.Nodes) && steps < len(g.Nodes); steps++ {
+		n := g.Nodes[*i]
+		if n.Command != nil && *n.Command >= 0 && *n.Command < len(g.Commands) && cmds[strings.ToLower(g.Commands[*n.Command])] {
 			return true
 		}
+		i = n.Parent
 	}
 	return false
 }

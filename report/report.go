@@ -72,13 +72,23 @@ func Text(w io.Writer, r *finding.Report, opt Options) error {
 		_, err := fmt.Fprintln(w, "no findings")
 		return err
 	}
+	// Locations read path:line, relative to --srcroot or the current
+	// directory, as compilers print them.
+	base := opt.BaseDir
+	if base == "" {
+		base = "."
+	}
+	loc, err := newLocator(base)
+	if err != nil {
+		return err
+	}
 	for _, rule := range groupBy(r.Findings, func(f *finding.Finding) string { return f.Rule }) {
-		if err := ruleSection(w, rule, opt); err != nil {
+		if err := ruleSection(w, rule, opt, loc); err != nil {
 			return err
 		}
 	}
 	s := finding.Summarize(r.Findings)
-	_, err := fmt.Fprintf(w, "%d findings: %d error, %d warning, %d note\n",
+	_, err = fmt.Fprintf(w, "%d findings: %d error, %d warning, %d note\n",
 		len(r.Findings), s["error"], s["warning"], s["note"])
 	return err
 }
@@ -105,7 +115,7 @@ func groupBy(fs []finding.Finding, key func(*finding.Finding) string) []group {
 	return out
 }
 
-func ruleSection(w io.Writer, rule group, opt Options) error {
+func ruleSection(w io.Writer, rule group, opt Options, loc locator) error {
 	first := rule.findings[0]
 	counts := countSeverities(rule.findings)
 	fmt.Fprintf(w, "%s %s: %d findings (%s)\n", first.Rule, first.Name, len(rule.findings), counts)
@@ -136,7 +146,7 @@ func ruleSection(w io.Writer, rule group, opt Options) error {
 			name = "other"
 		}
 		fmt.Fprintf(w, "\n[%s] %d\n", name, len(c.findings))
-		if err := findingTable(w, c.findings, opt.Verbose); err != nil {
+		if err := findingTable(w, c.findings, opt.Verbose, loc); err != nil {
 			return err
 		}
 	}
@@ -198,15 +208,22 @@ func componentSummary(w io.Writer, comps []group) error {
 	return Table(w, []string{"COMPONENT", "ERROR", "WARNING", "NOTE", "FILES"}, rows)
 }
 
-func findingTable(w io.Writer, fs []*finding.Finding, verbose bool) error {
+func findingTable(w io.Writer, fs []*finding.Finding, verbose bool, loc locator) error {
 	if !verbose {
 		rows := make([][]string, len(fs))
 		for i, f := range fs {
-			rows[i] = []string{f.Severity.String(), subjectName(f), fileName(f), f.Message}
+			where := fileName(f)
+			if at := location(f, loc); at != "" {
+				where = at
+			}
+			rows[i] = []string{f.Severity.String(), subjectName(f), where, f.Message}
 		}
 		return Table(w, []string{"SEVERITY", "SUBJECT", "FILE", "MESSAGE"}, rows)
 	}
 	for _, f := range fs {
+		if at := location(f, loc); at != "" {
+			fmt.Fprintf(w, "%s: ", at)
+		}
 		fmt.Fprintf(w, "%s %s %s\n  %s\n", f.Severity, f.Rule, subjectName(f), f.Message)
 		for _, s := range f.Evidence {
 			loc := ""
@@ -232,6 +249,19 @@ func subjectName(f *finding.Finding) string {
 		return f.Subject.File + "(" + f.Subject.Member + ")"
 	}
 	return f.Subject.File
+}
+
+// location is a finding's source location as path:line, the path relative
+// to loc's base when it lies inside it; "" when the finding has none.
+func location(f *finding.Finding, loc locator) string {
+	if f.Location == nil || f.Location.File == "" {
+		return ""
+	}
+	p := loc.display(f.Location.File)
+	if f.Location.Line > 0 {
+		return fmt.Sprintf("%s:%d", p, f.Location.Line)
+	}
+	return p
 }
 
 // fileName is the subject's file without its directories: the component

@@ -5,8 +5,10 @@ import (
 	"path"
 	"strings"
 
+	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/cmake"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/linkline"
 )
 
 // ET202 finds CMake that links the embedding Python library into an extension.
@@ -68,17 +70,91 @@ func embedItem(li cmake.LinkItem) (string, bool) {
 }
 
 func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
-	if ctx.CMake == nil {
-		return nil
-	}
+	// A configured build's codemodel is CMake's own evaluation: for the
+	// targets it holds, it decides, and etlink's reading of the source only
+	// says where the two differ.
+	model := map[string]*analyze.LinkFacts{}
 	var out []finding.Finding
+	for _, f := range ctx.Retention {
+		if f.Link.DriverSource == "" || f.Link.Target == "" {
+			continue // not from a File API reply
+		}
+		model[f.Link.Target] = f
+		out = append(out, codemodelEmbed(r, f)...)
+	}
+	if ctx.CMake == nil {
+		return out
+	}
 	for _, t := range ctx.CMake.Targets {
 		if !t.Extension {
 			continue
 		}
-		out = append(out, embedFindings(r, ctx.CMake, t)...)
+		mine := embedFindings(r, ctx.CMake, t)
+		f, ok := model[t.Name]
+		if !ok {
+			out = append(out, mine...)
+			continue
+		}
+		if saysEmbed(mine) != (len(libpythonInputs(f)) > 0) {
+			out = append(out, disagreeNote(r, t, f, saysEmbed(mine)))
+		}
 	}
 	return out
+}
+
+// saysEmbed reports whether findings say a target links libpython.
+func saysEmbed(fs []finding.Finding) bool {
+	for _, f := range fs {
+		if f.Severity > finding.Note {
+			return true
+		}
+	}
+	return false
+}
+
+// libpythonInputs are the libpython items of a link.
+func libpythonInputs(f *analyze.LinkFacts) []linkline.Input {
+	var out []linkline.Input
+	for _, in := range f.Link.Inputs {
+		if !in.Implicit && (IsLibpython(in.Path) || IsLibpython(in.Arg) || libpythonFlag(in.Arg)) {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// codemodelEmbed reports an extension whose link, as CMake's codemodel
+// generates it, names libpython, at the CMakeLists.txt line its backtrace
+// leads to.
+func codemodelEmbed(r *Rule, f *analyze.LinkFacts) []finding.Finding {
+	if f.Extension == "" {
+		return nil
+	}
+	var out []finding.Finding
+	for _, in := range libpythonInputs(f) {
+		subj := finding.Subject{File: in.Source.CMakeFile, Target: f.Link.Target, Symbol: "libpython"}
+		fd := r.newFinding(r.Severity, subj, fmt.Sprintf("extension %s links %s (CMake's codemodel), added by %s", f.Link.Target, in.Arg, in.Source.CMakeCommand))
+		fd.Location = &finding.Location{File: in.Source.CMakeFile, Line: in.Source.CMakeLine}
+		fd.Evidence = []finding.Step{
+			{Text: "a Python extension module: " + f.Extension},
+			inputStep(in, f.Link),
+		}
+		fd.Fix = r.Fix
+		out = append(out, fd)
+	}
+	return out
+}
+
+// disagreeNote says that etlink's reading of the CMake and CMake's own
+// codemodel differ on whether a target links libpython: the codemodel is
+// what the build does; the reading is what a pre-configure lint would say.
+func disagreeNote(r *Rule, t *cmake.Target, f *analyze.LinkFacts, mine bool) finding.Finding {
+	say := map[bool]string{true: "links the embedding Python library", false: "does not link it"}
+	fd := r.newFinding(finding.Note, finding.Subject{File: t.Def.File, Target: t.Name, Symbol: "codemodel-disagreement"},
+		fmt.Sprintf("etlink's reading of the CMake says %s %s; CMake's codemodel says it %s: the codemodel wins", t.Name, say[mine], say[!mine]))
+	fd.Location = &finding.Location{File: t.Def.File, Line: t.Def.Line}
+	fd.Evidence = append(targetSteps(t), linkStep(f))
+	return fd
 }
 
 // embedFindings judges one extension target's link items as they stand at

@@ -104,7 +104,7 @@ func runLint(c *command, a *app, args []string) int {
 		inputs = append(inputs, in...)
 		checks = append(checks, rules.ET101, rules.ET102, rules.ET103, rules.ET201)
 	}
-	findings := rules.Run(ctx, checks)
+	findings := sameFact(rules.Run(ctx, checks))
 	if changed {
 		root := "."
 		if len(sources) > 0 {
@@ -151,6 +151,31 @@ func (a *app) cmakeNotes(notes []cmake.Note, verbose bool) {
 		}
 	}
 	a.notef("CMake evaluation: %d notes: %s (-v lists them)", len(notes), strings.Join(parts, "; "))
+}
+
+// sameFact drops an ET201 finding (an extension's link line names
+// libpython) that an ET202 finding from CMake's codemodel reports for the
+// same target at the same CMakeLists.txt line: one fact, said once, by the
+// rule a CMake lint is about.
+func sameFact(fs []finding.Finding) []finding.Finding {
+	type key struct {
+		target string
+		loc    finding.Location
+	}
+	said := map[key]bool{}
+	for _, f := range fs {
+		if f.Rule == rules.ET202.ID && f.Location != nil {
+			said[key{f.Subject.Target, *f.Location}] = true
+		}
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Rule == rules.ET201.ID && f.Location != nil && said[key{f.Subject.Target, *f.Location}] {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // classifyLintPath finds the source and build directory a path names: a

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/internal/testenv"
 )
 
@@ -126,4 +130,136 @@ func TestLintChanged(t *testing.T) {
 	if strings.Join(got, ",") != "ET202 "+filepath.Base(dir)+"/CMakeLists.txt:5" {
 		t.Errorf("--changed: %v, want only the ET202 in the changed top CMakeLists.txt", got)
 	}
+}
+
+// TestLintFixturesAgreeWithCMake runs etlink lint on the fixtures of
+// testdata/lint (CMake reduced from ExecuTorch and pybind11 commits, each
+// naming its provenance), which must give exactly the findings its EXPECT
+// lists; then configures each with CMake itself (Debian's pybind11 and
+// python3) and holds etlink's ET202 verdicts to the codemodel: an
+// extension target CMake links libpython into is an error, one it does not
+// is none, whatever rewrite of its link libraries the project does. The
+// configured build directory must give the same verdicts from the
+// codemodel.
+func TestLintFixturesAgreeWithCMake(t *testing.T) {
+	cmakeTool := testenv.Tool(t, "cmake")
+	testenv.NeedTools(t, "g++")
+	testenv.NeedFiles(t, "/usr/bin/python3", "/usr/lib/cmake/pybind11/pybind11Config.cmake")
+	dirs, err := filepath.Glob("../../testdata/lint/*/EXPECT")
+	if err != nil || len(dirs) < 4 {
+		t.Fatalf("%d fixtures: %v", len(dirs), err)
+	}
+	for _, expect := range dirs {
+		src, _ := filepath.Abs(filepath.Dir(expect))
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			data, err := os.ReadFile(expect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(data)), "\n", " | "))
+			errors := map[string]bool{}
+			got := lintVerdicts(t, src, src, errors)
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("etlink lint: %v, EXPECT says %v", got, want)
+			}
+
+			build := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(build, ".cmake/api/v1/query"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(build, ".cmake/api/v1/query/codemodel-v2"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(cmakeTool, "-S", src, "-B", build, "-DPython3_EXECUTABLE=/usr/bin/python3")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("cmake: %v\n%s", err, out)
+			}
+			links := codemodelLibpython(t, build)
+			for target, libpython := range links.extensions {
+				if libpython != errors[target] {
+					t.Errorf("%s: CMake links libpython: %v; etlink's ET202 error: %v", target, libpython, errors[target])
+				}
+			}
+			fromBuild := map[string]bool{}
+			lintVerdicts(t, build, src, fromBuild)
+			for target, libpython := range links.extensions {
+				if libpython != fromBuild[target] {
+					t.Errorf("%s, linting the build directory: CMake links libpython: %v; ET202 error: %v", target, libpython, fromBuild[target])
+				}
+			}
+		})
+	}
+}
+
+// lintVerdicts runs etlink lint on path and returns its findings as EXPECT
+// spells them ("ET202 error CMakeLists.txt:10 target", paths relative to
+// src); errors receives the targets with an ET202 error.
+func lintVerdicts(t *testing.T, path, src string, errors map[string]bool) []string {
+	t.Helper()
+	code, out, errs := runCLI(t, "lint", path, "--format", "json", "-q")
+	if code == exitError {
+		t.Fatalf("lint %s: exit %d: %s", path, code, errs)
+	}
+	var got []string
+	for _, f := range decodeReport(t, out).Findings {
+		where := ""
+		if f.Location != nil {
+			rel, _ := filepath.Rel(src, f.Location.File)
+			where = fmt.Sprintf("%s:%d", rel, f.Location.Line)
+		}
+		if len(got) > 0 {
+			got = append(got, "|")
+		}
+		got = append(got, f.Rule, f.Severity.String(), where, f.Subject.Target)
+		if f.Rule == "ET202" && f.Severity == finding.Error {
+			errors[f.Subject.Target] = true
+		}
+	}
+	return got
+}
+
+// codemodelLinks is what CMake's codemodel says of a build's targets.
+type codemodelLinks struct {
+	// extensions maps the targets a Python module helper made (their
+	// backtrace passes through pybind11_add_module or Python*_add_library)
+	// to whether their link names libpython.
+	extensions map[string]bool
+}
+
+func codemodelLibpython(t *testing.T, build string) codemodelLinks {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(build, ".cmake/api/v1/reply/target-*.json"))
+	links := codemodelLinks{extensions: map[string]bool{}}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tgt struct {
+			Name string `json:"name"`
+			Link *struct {
+				CommandFragments []struct {
+					Fragment string `json:"fragment"`
+				} `json:"commandFragments"`
+			} `json:"link"`
+			BacktraceGraph struct {
+				Commands []string `json:"commands"`
+			} `json:"backtraceGraph"`
+		}
+		if err := json.Unmarshal(data, &tgt); err != nil {
+			t.Fatal(err)
+		}
+		if tgt.Link == nil || !slices.Contains(tgt.BacktraceGraph.Commands, "pybind11_add_module") {
+			continue
+		}
+		libpython := false
+		for _, frag := range tgt.Link.CommandFragments {
+			libpython = libpython || strings.Contains(frag.Fragment, "libpython3")
+		}
+		links.extensions[tgt.Name] = libpython
+	}
+	if len(links.extensions) == 0 {
+		t.Fatalf("no pybind11 module in the codemodel of %s", build)
+	}
+	return links
 }

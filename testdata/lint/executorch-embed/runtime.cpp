@@ -1,0 +1,1 @@
+int executorch_runtime() { return 1; }
