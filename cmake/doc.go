@@ -32,17 +32,21 @@
 //
 // Load reads a tree from its top CMakeLists.txt, following add_subdirectory
 // and include() into files inside the tree; a module not found in the
-// tree (include(GNUInstallDirs)) is a Note, as is anything outside it. It
-// evaluates:
+// tree (include(GNUInstallDirs)) is a Note, as is anything outside it; so
+// is an add_subdirectory() or include() of a file the checkout lacks (a
+// submodule not cloned): an optional part missing is not an error, and
+// Note.Kind lets a caller count notes by cause. It evaluates:
 //
 //   - variables: set (lists, PARENT_SCOPE, CACHE), unset, option, ${VAR}
 //     nested as ${${x}_LIBS}, $CACHE{VAR}, directory and function scopes,
 //     block(); -D definitions come from Options.Vars;
 //   - list(APPEND PREPEND INSERT REMOVE_ITEM REMOVE_DUPLICATES REVERSE
-//     LENGTH GET JOIN FIND POP_BACK POP_FRONT), string(APPEND PREPEND
-//     CONCAT JOIN TOLOWER TOUPPER STRIP LENGTH REPLACE),
-//     get_filename_component, project(), and a directory's
-//     BUILDSYSTEM_TARGETS (get_property, get_directory_property);
+//     LENGTH GET JOIN FIND POP_BACK POP_FRONT FILTER TRANSFORM),
+//     string(APPEND PREPEND CONCAT JOIN TOLOWER TOUPPER STRIP LENGTH REPLACE
+//     REGEX MATCH/MATCHALL/REPLACE), get_filename_component, project(), and
+//     a directory's BUILDSYSTEM_TARGETS (get_property,
+//     get_directory_property); CMake regular expressions are translated to
+//     Go's, and one that cannot be is a Note;
 //   - if/elseif/else with CMake's operator precedence: constants, variables,
 //     NOT AND OR, parentheses, DEFINED, COMMAND, TARGET, EXISTS (inside the
 //     tree), STREQUAL and the other string, numeric and VERSION_
@@ -60,7 +64,21 @@
 //     (each item a list: "${LIBS}" links every element, as in CMake),
 //     link_libraries (for the targets created after it in the directory and
 //     its subdirectories), set_target_properties and set_property(TARGET)
-//     (LINK_LIBRARIES and INTERFACE_LINK_LIBRARIES also give link items).
+//     (APPEND or not), get_target_property and get_property(TARGET) of
+//     LINK_LIBRARIES, INTERFACE_LINK_LIBRARIES and TYPE.
+//
+// A target's Links are its LINK_LIBRARIES and INTERFACE_LINK_LIBRARIES as
+// CMake keeps them: target_link_libraries appends to one or both by scope
+// (a static library's PRIVATE items also reach INTERFACE_LINK_LIBRARIES as
+// $<LINK_ONLY:...>), and set_target_properties replaces them, so the value
+// at the end of configuration is what the target links. Every rewrite is
+// kept in LinkEdits with its location, so a rule can say that a
+// get/filter/set sequence took an item away (ExecuTorch's
+// strip_python_lib()).
+//
+// The platform is Linux, the one etlink checks: APPLE, WIN32, MSVC and the
+// other platform variables are unset, UNIX and LINUX are true and
+// CMAKE_SYSTEM_NAME is Linux, unless Options.Vars says otherwise.
 //
 // pybind11, nanobind and FindPython commands are read with a model of what
 // they do, even when the tree vendors their definitions: pybind11_add_module
@@ -98,10 +116,11 @@
 // split at a ";" inside a generator expression $<...>; list(APPEND) to a
 // variable the tree never set starts from an empty list; a target defined
 // twice (in both branches of an undecided if) is kept twice and
-// target_link_libraries applies to both; setting LINK_LIBRARIES appends
-// link items rather than replacing them.
+// target_link_libraries applies to both; a link property rewritten under
+// an undecided condition is rewritten (the edit's Location.Under says so,
+// and a rule that relies on the rewrite must not take it as certain).
 //
-// Not evaluated: math(), string(REGEX ...), file(), cmake_path(),
+// Not evaluated: math(), file(), cmake_path(),
 // execute_process(), find_*() (their output variables become unknown),
 // generator expressions, cmake_language(), configure_file(), policies,
 // FetchContent and find_package (no module outside the tree is read),

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/etlink/etlink/analyze"
@@ -180,7 +181,7 @@ func embedFindings(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding
 		f := r.newFinding(r.Severity, finding.Subject{File: li.Loc.File, Target: t.Name, Symbol: written},
 			fmt.Sprintf("extension %s links %s: the embedding Python library", t.Name, written))
 		f.Location = &finding.Location{File: li.Loc.File, Line: li.Loc.Line}
-		f.Evidence = append(append(targetSteps(t), linkItemStep(li, written)), editSteps(t)...)
+		f.Evidence = append(append(targetSteps(t), linkItemSteps(t, li, written)...), editSteps(t)...)
 		f.Fix = fmt.Sprintf("link %s instead of %s", fix, written)
 		out = append(out, f)
 	}
@@ -207,8 +208,11 @@ func embedFindings(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding
 			fmt.Sprintf("%s(%s SHARED ...) links the embedding Python library, but LINK_LIBRARIES is rewritten without it: not linked", t.Creator, t.Name))
 		f.Location = &finding.Location{File: t.Def.File, Line: t.Def.Line}
 		f.Evidence = append(targetSteps(t), editSteps(t)...)
-		if unknownAfterEdit(t) {
+		switch {
+		case unknownAfterEdit(t):
 			f.Message = fmt.Sprintf("%s(%s SHARED ...) links the embedding Python library; LINK_LIBRARIES is rewritten from a value etlink could not evaluate: could not decide whether it still links it", t.Creator, t.Name)
+		case editUndecided(t):
+			f.Message = fmt.Sprintf("%s(%s SHARED ...) links the embedding Python library; LINK_LIBRARIES is rewritten without it under a condition etlink could not decide: could not decide whether it still links it (-D decides the condition)", t.Creator, t.Name)
 		}
 		out = append(out, f)
 	}
@@ -229,11 +233,25 @@ func unknownAfterEdit(t *cmake.Target) bool {
 	return false
 }
 
-// editSteps name every command that set the target's link properties.
+// editUndecided reports whether a link property rewrite sits under an
+// undecided condition the target itself is not under: the rewrite may not
+// happen.
+func editUndecided(t *cmake.Target) bool {
+	for _, e := range t.LinkEdits {
+		if len(underSteps(e.Loc.Under, t.Def.Under)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// editSteps name every command that set the target's link properties, and
+// the undecided conditions it sits under.
 func editSteps(t *cmake.Target) []finding.Step {
 	var steps []finding.Step
 	for _, e := range t.LinkEdits {
 		steps = append(steps, finding.Step{Text: fmt.Sprintf("%s at %s%s", e.What, e.Loc, via(e.Loc)), File: e.Loc.File, Line: e.Loc.Line})
+		steps = append(steps, underSteps(e.Loc.Under, t.Def.Under)...)
 	}
 	return steps
 }
@@ -274,14 +292,25 @@ func targetSteps(t *cmake.Target) []finding.Step {
 		Text: fmt.Sprintf("%s is a Python extension (%s), created by %s at %s%s", t.Name, t.ExtensionWhy, t.Creator, t.Def, via(t.Def)),
 		File: t.Def.File, Line: t.Def.Line,
 	}}
-	for _, c := range t.Def.Under {
-		steps = append(steps, finding.Step{Text: fmt.Sprintf("under %s at %s:%d, which etlink could not decide", c.Text, path.Base(c.File), c.Line), File: c.File, Line: c.Line})
+	return append(steps, underSteps(t.Def.Under, nil)...)
+}
+
+// underSteps name the undecided conditions in under that are not in outer.
+func underSteps(under, outer []cmake.Cond) []finding.Step {
+	var steps []finding.Step
+	for _, c := range under {
+		if !slices.Contains(outer, c) {
+			steps = append(steps, finding.Step{Text: fmt.Sprintf("under %s at %s:%d, which etlink could not decide", c.Text, path.Base(c.File), c.Line), File: c.File, Line: c.Line})
+		}
 	}
 	return steps
 }
 
-func linkItemStep(li cmake.LinkItem, written string) finding.Step {
-	return finding.Step{Text: fmt.Sprintf("links %s (%s) at %s%s", written, scopeOr(li.Scope), li.Loc, via(li.Loc)), File: li.Loc.File, Line: li.Loc.Line}
+// linkItemSteps say where the item was linked, and under which undecided
+// conditions beyond those the target was created under.
+func linkItemSteps(t *cmake.Target, li cmake.LinkItem, written string) []finding.Step {
+	step := finding.Step{Text: fmt.Sprintf("links %s (%s) at %s%s", written, scopeOr(li.Scope), li.Loc, via(li.Loc)), File: li.Loc.File, Line: li.Loc.Line}
+	return append([]finding.Step{step}, underSteps(li.Loc.Under, t.Def.Under)...)
 }
 
 func scopeOr(s string) string {

@@ -23,8 +23,15 @@ var lintCmd = &command{
 files, user functions and macros evaluated) and reports, at the line that wrote it, every
 Python extension target that links the embedding Python library (ET202). Given a build
 directory configured with a File API query (.cmake/api/v1/query/codemodel-v2), it also
-reports the registrations its links drop (ET101, ET102, ET103) and extensions whose link
-line names libpython (ET201), located at the CMakeLists.txt line that added the link.
+reports the registrations its links drop (ET101, ET102, ET103) and judges ET202 by what
+CMake's codemodel links, located at the CMakeLists.txt line that added the link.
+
+The source is read for Linux (if(APPLE) and if(WIN32) false, if(UNIX) true) and a
+target's LINK_LIBRARIES as it stands at the end of configuration, so a project that
+strips libpython with get_target_property/list(FILTER)/set_target_properties is judged by
+the result. What etlink cannot evaluate (a variable find_package sets, an option a build
+may flip) is read both ways and summarised in one line on stderr; -v lists each note,
+and -D decides a condition as cmake -D would.
 
 Suppress a finding with a comment on its line or the line above:
   target_link_libraries(ext PRIVATE Python3::Python)  # etlink: ignore ET202 test shim
@@ -38,7 +45,8 @@ Examples:
   etlink lint                                   # the project in the current directory
   etlink lint build/ --format github --changed --base origin/main
   etlink lint build/ --format sarif > etlink.sarif
-  etlink lint extension/pybindings/CMakeLists.txt`,
+  etlink lint extension/pybindings/CMakeLists.txt
+  etlink lint . -D EXECUTORCH_BUILD_PYBIND=ON -D APPLE=ON   # as configured for macOS`,
 	run: runLint,
 }
 
@@ -47,15 +55,22 @@ func runLint(c *command, a *app, args []string) int {
 	var rf retentionFlags
 	var changed bool
 	var base string
+	var defines []string
 	fs, failOn, code, ok := c.parseReporting(a, args, &out, flagFunc(func(fs *pflag.FlagSet) {
 		fs.BoolVar(&changed, "changed", false, "only findings in files changed against --base (git)")
 		fs.StringVar(&base, "base", "HEAD", "the git revision --changed compares against")
+		fs.StringArrayVarP(&defines, "define", "D", nil, "NAME[:TYPE]=VALUE: a cache variable as cmake -D sets it (repeatable)")
 	}), &rf)
 	if !ok {
 		return code
 	}
 	cfg, ok := a.config(&out)
 	if !ok {
+		return exitError
+	}
+	vars, err := cmakeDefines(defines)
+	if err != nil {
+		a.errorf("%v", err)
 		return exitError
 	}
 	paths := orHere(fs.Args())
@@ -76,7 +91,7 @@ func runLint(c *command, a *app, args []string) int {
 	ctx := &rules.Context{Config: cfg, Suppressions: []*rules.Suppression{}}
 	var inputs []finding.Input
 	for _, src := range dedupeStrings(sources) {
-		proj, errs := cmake.Load(src, cmake.Options{})
+		proj, errs := cmake.Load(src, cmake.Options{Vars: vars})
 		inputs = append(inputs, finding.Input{Path: filepath.Join(src, "CMakeLists.txt")})
 		for _, err := range errs {
 			a.inputError(err)
@@ -118,6 +133,21 @@ func runLint(c *command, a *app, args []string) int {
 		findings = onlyIn(findings, files)
 	}
 	return a.emit(&out, failOn, &finding.Report{Command: "lint", Inputs: inputs, Findings: findings})
+}
+
+// cmakeDefines reads -D arguments as cmake does: NAME=VALUE or
+// NAME:TYPE=VALUE, the type dropped (a BOOL's value is read by if() anyway).
+func cmakeDefines(defs []string) (map[string]string, error) {
+	vars := map[string]string{}
+	for _, d := range defs {
+		name, value, ok := strings.Cut(d, "=")
+		name, _, _ = strings.Cut(name, ":")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("-D %q: want NAME=VALUE or NAME:TYPE=VALUE", d)
+		}
+		vars[name] = value
+	}
+	return vars, nil
 }
 
 // cmakeNotes says what the evaluation could not know: every note with -v,

@@ -263,3 +263,74 @@ func codemodelLibpython(t *testing.T, build string) codemodelLinks {
 	}
 	return links
 }
+
+// TestLintDefines: a link under an option the tree does not set is read
+// (an error whose evidence names the undecided condition); -D decides the
+// condition as cmake -D would, and a malformed -D is a usage error.
+func TestLintDefines(t *testing.T) {
+	dir := lintProject(t, "if(WITH_EMBED)\n  target_link_libraries(good PRIVATE Python3::Python)\nendif()\n")
+	for _, tc := range []struct {
+		define    string
+		want      string
+		undecided bool
+	}{
+		{"", "ET202 ext/CMakeLists.txt:2,ET202 ext/CMakeLists.txt:6", true},
+		{"-DWITH_EMBED:BOOL=ON", "ET202 ext/CMakeLists.txt:2,ET202 ext/CMakeLists.txt:6", false},
+		{"-DWITH_EMBED=OFF", "ET202 ext/CMakeLists.txt:2", false},
+	} {
+		args := []string{"lint", "--format", "json", "-q", dir}
+		if tc.define != "" {
+			args = append(args, tc.define)
+		}
+		code, out, errs := runCLI(t, args...)
+		var got []string
+		undecided := false
+		for _, f := range decodeReport(t, out).Findings {
+			got = append(got, fmt.Sprintf("%s %s/%s:%d", f.Rule, filepath.Base(filepath.Dir(f.Location.File)), filepath.Base(f.Location.File), f.Location.Line))
+			for _, s := range f.Evidence {
+				undecided = undecided || strings.Contains(s.Text, "if(WITH_EMBED)") && strings.Contains(s.Text, "could not decide")
+			}
+		}
+		if code != exitFindings || strings.Join(sortedCopy(got), ",") != tc.want || undecided != tc.undecided {
+			t.Errorf("lint %s: exit %d, findings %v, undecided %v; want exit 1, %s, undecided %v (stderr %s)", tc.define, code, got, undecided, tc.want, tc.undecided, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "lint", dir, "-D", "WITH_EMBED"); code != exitError || !strings.Contains(errs, "NAME=VALUE") {
+		t.Errorf("-D WITH_EMBED: exit %d, stderr %q; want exit 2 naming the NAME=VALUE form", code, errs)
+	}
+}
+
+// TestLintUndecidedRewrite: a rewrite of LINK_LIBRARIES that drops the
+// embedding items under a condition the tree does not decide may not
+// happen: a note that says it could not decide; -D decides it either way.
+func TestLintUndecidedRewrite(t *testing.T) {
+	dir := t.TempDir()
+	src := `cmake_minimum_required(VERSION 3.20)
+project(p CXX)
+pybind11_add_module(ext SHARED ext.cpp)
+if(STRIP_PY)
+  get_target_property(_libs ext LINK_LIBRARIES)
+  list(FILTER _libs EXCLUDE REGEX "^(Python3?::Python|pybind11::embed)$")
+  set_target_properties(ext PROPERTIES LINK_LIBRARIES "${_libs}")
+endif()
+`
+	if err := os.WriteFile(filepath.Join(dir, "CMakeLists.txt"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ define, want string }{
+		{"", "note could not decide"},
+		{"-DSTRIP_PY=ON", "note not linked"},
+		{"-DSTRIP_PY=OFF", "error into the extension"},
+	} {
+		args := []string{"lint", "--format", "json", "-q", dir}
+		if tc.define != "" {
+			args = append(args, tc.define)
+		}
+		_, out, errs := runCLI(t, args...)
+		fs := decodeReport(t, out).Findings
+		sev, phrase, _ := strings.Cut(tc.want, " ")
+		if len(fs) != 1 || fs[0].Severity.String() != sev || !strings.Contains(fs[0].Message, phrase) {
+			t.Errorf("lint %s: %+v; want one %s saying %q (stderr %s)", tc.define, fs, sev, phrase, errs)
+		}
+	}
+}
