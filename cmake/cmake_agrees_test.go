@@ -258,6 +258,18 @@ foreach(t lib mod)
 endforeach()
 get_property(g TARGET mod PROPERTY LINK_LIBRARIES)
 show("${g}")
+target_link_options(mod BEFORE PRIVATE -lpython3.13 "LINKER:--as-needed" PUBLIC -pthread)
+target_link_options(lib INTERFACE -Wl,-z,defs)
+set_property(TARGET lib APPEND PROPERTY LINK_OPTIONS -g)
+get_target_property(o mod LINK_OPTIONS)
+list(FILTER o EXCLUDE REGEX "python")
+set_target_properties(mod PROPERTIES LINK_OPTIONS "${o}")
+foreach(t lib mod)
+  foreach(p LINK_OPTIONS INTERFACE_LINK_OPTIONS)
+    get_target_property(v ${t} ${p})
+    show("${t} ${p} ${v}")
+  endforeach()
+endforeach()
 `
 
 // TestCMakeAgreesOnLinkProperties configures linkPropertyProject with CMake

@@ -64,11 +64,14 @@
 //     (each item a list: "${LIBS}" links every element, as in CMake),
 //     link_libraries (for the targets created after it in the directory and
 //     its subdirectories), set_target_properties and set_property(TARGET)
-//     (APPEND or not), get_target_property and get_property(TARGET) of
-//     LINK_LIBRARIES, INTERFACE_LINK_LIBRARIES and TYPE.
+//     (APPEND or not), target_link_options (BEFORE too), and
+//     get_target_property and get_property(TARGET) of LINK_LIBRARIES,
+//     INTERFACE_LINK_LIBRARIES, LINK_OPTIONS, INTERFACE_LINK_OPTIONS, TYPE
+//     and the properties the tree set (OUTPUT_NAME, PREFIX, SUFFIX).
 //
 // A target's Links are its LINK_LIBRARIES and INTERFACE_LINK_LIBRARIES as
-// CMake keeps them: target_link_libraries appends to one or both by scope
+// CMake keeps them (and its Options the two LINK_OPTIONS properties, kept
+// the same way): target_link_libraries appends to one or both by scope
 // (a static library's PRIVATE items also reach INTERFACE_LINK_LIBRARIES as
 // $<LINK_ONLY:...>), and set_target_properties replaces them, so the value
 // at the end of configuration is what the target links. Every rewrite is
@@ -124,7 +127,8 @@
 // execute_process(), find_*() (their output variables become unknown),
 // generator expressions, cmake_language(), configure_file(), policies,
 // FetchContent and find_package (no module outside the tree is read),
-// target_link_options and other target_* commands.
+// add_link_options (a directory's LINK_OPTIONS) and the target_* commands
+// other than target_link_libraries and target_link_options.
 //
 // Bounds: calls, include() and add_subdirectory() nested deeper than
 // Options.MaxDepth (default 64), foreach over more than 10,000 items,

@@ -1047,6 +1047,8 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 		e.cmdPythonAddLibrary(c, cmd, args)
 	case "target_link_libraries":
 		e.cmdTargetLinkLibraries(c, cmd, args)
+	case "target_link_options":
+		e.cmdTargetLinkOptions(c, cmd, args)
 	case "link_libraries":
 		e.cmdLinkLibraries(c, cmd, args)
 	case "set_target_properties":

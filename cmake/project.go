@@ -115,6 +115,10 @@ type Target struct {
 	// LinkEdits are the commands that set the link properties, in order:
 	// what a wrapper function that rewrites them did, for the evidence.
 	LinkEdits []Edit
+	// Options are its LINK_OPTIONS and INTERFACE_LINK_OPTIONS, kept as
+	// Links are (target_link_options appends, set_target_properties
+	// replaces); a link property edit of them is in LinkEdits too.
+	Options []LinkItem
 	// Properties set by set_target_properties and set_property(TARGET),
 	// after expansion (an unknown part kept as written, ${NAME}).
 	Properties map[string]string

@@ -2,6 +2,7 @@ package cmake
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -332,6 +333,39 @@ func (e *evaluator) cmdTargetLinkLibraries(c *ctx, cmd *Command, args []xarg) {
 	})
 }
 
+// cmdTargetLinkOptions: target_link_options(<target> [BEFORE] <scope>
+// <option>...), which appends to LINK_OPTIONS and INTERFACE_LINK_OPTIONS
+// by scope as target_link_libraries does to the library properties.
+func (e *evaluator) cmdTargetLinkOptions(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	ts := e.findTargets(cmd, args[0])
+	rest := args[1:]
+	before := len(rest) > 0 && rest[0].is("BEFORE")
+	if before {
+		rest = rest[1:]
+	}
+	// Each scope keyword starts a group; BEFORE puts each group, in turn,
+	// in front of what the property holds (so a later group comes first).
+	start := 0
+	for k := 0; k <= len(rest); k++ {
+		if k < len(rest) && (k == start || scopeKeywords[rest[k].val] == "") {
+			continue
+		}
+		var group []LinkItem
+		e.linkItems(cmd, rest[start:k], true, func(li LinkItem) { group = append(group, li) })
+		for _, t := range ts {
+			if before {
+				t.Options = append(slices.Clip(group), t.Options...)
+			} else {
+				t.Options = append(t.Options, group...)
+			}
+		}
+		start = k
+	}
+}
+
 func (e *evaluator) cmdLinkLibraries(c *ctx, cmd *Command, args []xarg) {
 	e.linkItems(cmd, args, false, func(li LinkItem) { c.dir.linkLibs = append(c.dir.linkLibs, li) })
 }
@@ -379,7 +413,7 @@ func (e *evaluator) linkItems(cmd *Command, args []xarg, scoped bool, add func(L
 // APPEND they extend them; an item the new value names again keeps where
 // it first came from.
 func (e *evaluator) setProp(cmd *Command, ts []*Target, name string, values []xarg, mode string) {
-	scope, isLink := linkProps[name]
+	lp, isLink := linkProps[name]
 	if !isLink {
 		v := strings.Join(vals(values), ";")
 		for _, t := range ts {
@@ -400,7 +434,7 @@ func (e *evaluator) setProp(cmd *Command, ts []*Target, name string, values []xa
 		for _, item := range splitList(a.val) {
 			x := a
 			x.val = item
-			items = append(items, e.linkItem(cmd, x, scope))
+			items = append(items, e.linkItem(cmd, x, lp.scope))
 		}
 	}
 	what := "replaced"
@@ -409,18 +443,35 @@ func (e *evaluator) setProp(cmd *Command, ts []*Target, name string, values []xa
 	}
 	edit := Edit{Loc: e.cmdLoc(cmd), What: fmt.Sprintf("%s %s %s", cmd.Raw, what, name)}
 	for _, t := range ts {
+		list := t.itemList(lp.options)
 		if mode == "" {
-			t.replaceLinks(scope, items)
+			*list = replaceItems(*list, lp.scope, items)
 		} else {
-			t.Links = append(t.Links, items...)
+			*list = append(*list, items...)
 		}
 		t.LinkEdits = append(t.LinkEdits, edit)
 	}
 }
 
-// linkProps are the properties that hold link items, and the scope of the
-// items each holds alone.
-var linkProps = map[string]string{"LINK_LIBRARIES": "PRIVATE", "INTERFACE_LINK_LIBRARIES": "INTERFACE"}
+// linkProp is a property that holds link items: the scope of the items it
+// alone holds, and whether they are link options rather than libraries.
+type linkProp struct {
+	scope   string
+	options bool
+}
+
+var linkProps = map[string]linkProp{
+	"LINK_LIBRARIES": {"PRIVATE", false}, "INTERFACE_LINK_LIBRARIES": {"INTERFACE", false},
+	"LINK_OPTIONS": {"PRIVATE", true}, "INTERFACE_LINK_OPTIONS": {"INTERFACE", true},
+}
+
+// itemList is the target's library items, or its link options.
+func (t *Target) itemList(options bool) *[]LinkItem {
+	if options {
+		return &t.Options
+	}
+	return &t.Links
+}
 
 // inProp reports whether an item of scope is in the link property that
 // holds the items of scope prop.
@@ -431,11 +482,12 @@ func inProp(scope, prop string) bool {
 	return scope != "INTERFACE"
 }
 
-// replaceLinks sets the link property holding the items of scope (PRIVATE:
-// LINK_LIBRARIES, INTERFACE: INTERFACE_LINK_LIBRARIES) to items.
-func (t *Target) replaceLinks(scope string, items []LinkItem) {
+// replaceItems sets the property of list holding the items of scope
+// (PRIVATE: LINK_LIBRARIES or LINK_OPTIONS, INTERFACE: their INTERFACE_
+// forms) to items, and returns the list.
+func replaceItems(list []LinkItem, scope string, items []LinkItem) []LinkItem {
 	var kept, old []LinkItem
-	for _, li := range t.Links {
+	for _, li := range list {
 		switch {
 		case li.Scope == "PUBLIC":
 			old = append(old, li)
@@ -460,20 +512,20 @@ func (t *Target) replaceLinks(scope string, items []LinkItem) {
 		}
 		kept = append(kept, li)
 	}
-	t.Links = kept
+	return kept
 }
 
 // linkPropValue is a link property as get_target_property reads it: the
-// items of the property holding scope's, ;-joined, marked. A STATIC
+// items of the property, ;-joined, marked. A STATIC
 // library's INTERFACE_LINK_LIBRARIES holds its PRIVATE items too, wrapped
 // in $<LINK_ONLY:...>, as CMake stores them.
-func (t *Target) linkPropValue(scope string) (string, bool) {
+func (t *Target) linkPropValue(lp linkProp) (string, bool) {
 	var items []string
-	for _, li := range t.Links {
+	for _, li := range *t.itemList(lp.options) {
 		switch {
-		case inProp(li.Scope, scope):
+		case inProp(li.Scope, lp.scope):
 			items = append(items, li.marked)
-		case scope == "INTERFACE" && t.Kind == KindStatic && !li.noLinkOnly:
+		case lp.scope == "INTERFACE" && !lp.options && t.Kind == KindStatic && !li.noLinkOnly:
 			items = append(items, "$<LINK_ONLY:"+li.marked+">")
 		}
 	}
@@ -489,8 +541,8 @@ var targetTypes = map[string]string{
 // property reads a target property as get_target_property does; ok is
 // false when etlink does not know it (set elsewhere, or not modelled).
 func (t *Target) property(name string) (v string, set, ok bool) {
-	if scope, isLink := linkProps[name]; isLink {
-		v, set = t.linkPropValue(scope)
+	if lp, isLink := linkProps[name]; isLink {
+		v, set = t.linkPropValue(lp)
 		return v, set, true
 	}
 	if name == "TYPE" {

@@ -165,7 +165,8 @@ func disagreeNote(r *Rule, t *cmake.Target, f *analyze.LinkFacts, mine bool) fin
 func embedFindings(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding {
 	var out []finding.Finding
 	var implicit []cmake.LinkItem
-	for _, li := range t.Links {
+	nLinks := len(t.Links)
+	for k, li := range append(slices.Clip(t.Links), t.Options...) {
 		fix, ok := embedItem(li)
 		if !ok || li.Scope == "INTERFACE" {
 			continue // an INTERFACE item is its consumers' link, not its own
@@ -183,6 +184,10 @@ func embedFindings(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding
 		f.Location = &finding.Location{File: li.Loc.File, Line: li.Loc.Line}
 		f.Evidence = append(append(targetSteps(t), linkItemSteps(t, li, written)...), editSteps(t)...)
 		f.Fix = fmt.Sprintf("link %s instead of %s", fix, written)
+		if k >= nLinks {
+			f.Message = fmt.Sprintf("extension %s links with the option %s: the embedding Python library", t.Name, written)
+			f.Fix = fmt.Sprintf("remove %s from its link options: the interpreter that imports the extension provides Python's symbols", written)
+		}
 		out = append(out, f)
 	}
 	creatorEmbeds := strings.EqualFold(t.Creator, "pybind11_add_module") && hasArg(t.CreatorArgs, "SHARED")

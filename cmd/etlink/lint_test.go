@@ -334,3 +334,25 @@ endif()
 		}
 	}
 }
+
+// TestLintLinkOptions: libpython passed as a link option is linked as
+// surely as a library item; filtered out of LINK_OPTIONS, it is not.
+func TestLintLinkOptions(t *testing.T) {
+	dir := t.TempDir()
+	src := `project(p CXX)
+add_library(m MODULE m.cpp)
+target_link_options(m PRIVATE -lpython3.13 "LINKER:--as-needed")
+get_target_property(o m LINK_OPTIONS)
+list(FILTER o EXCLUDE REGEX "python")
+set_target_properties(m PROPERTIES LINK_OPTIONS "${o}")
+add_library(n MODULE n.cpp)
+set_property(TARGET n APPEND PROPERTY LINK_OPTIONS -lpython3.13)
+`
+	if err := os.WriteFile(filepath.Join(dir, "CMakeLists.txt"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, got, errs := lintFindings(t, dir)
+	if want := "ET202 " + filepath.Base(dir) + "/CMakeLists.txt:8"; strings.Join(got, ",") != want {
+		t.Errorf("lint: %v, want %s (stderr %s)", got, want, errs)
+	}
+}
