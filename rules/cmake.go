@@ -92,7 +92,13 @@ func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
 		}
 		mine := embedFindings(r, ctx.CMake, t)
 		f, ok := model[t.Name]
-		if !ok {
+		switch {
+		case !ok && len(model) > 0:
+			// The configured build has no such target: the source makes
+			// it only in a configuration this build did not take.
+			out = append(out, notConfigured(mine)...)
+			continue
+		case !ok:
 			out = append(out, mine...)
 			continue
 		}
@@ -144,6 +150,19 @@ func codemodelEmbed(r *Rule, f *analyze.LinkFacts) []finding.Finding {
 		out = append(out, fd)
 	}
 	return out
+}
+
+// notConfigured lowers findings on a target the codemodel lacks to notes
+// that say so: CMake, which decides, did not create the target in the
+// configuration linted, so no link of it can be confirmed.
+func notConfigured(fs []finding.Finding) []finding.Finding {
+	for k := range fs {
+		if fs[k].Severity > finding.Note {
+			fs[k].Severity = finding.Note
+			fs[k].Message += "; not in the configured build (CMake's codemodel has no target " + fs[k].Subject.Target + "): could not decide for this configuration"
+		}
+	}
+	return fs
 }
 
 // disagreeNote says that etlink's reading of the CMake and CMake's own
