@@ -54,14 +54,7 @@ endfunction()
 	for _, tc := range argCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			script := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".cmake")
-			if err := os.WriteFile(script, []byte(prelude+tc.src+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(cmake, "-P", script).CombinedOutput()
-			if err != nil {
-				t.Fatalf("cmake -P: %v\n%s", err, out)
-			}
+			out := runScript(t, cmake, filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".cmake"), prelude+tc.src+"\n")
 			var mine strings.Builder
 			for _, row := range shown(t, tc.src, Options{}) {
 				fmt.Fprintf(&mine, "ARGC=%d\n", len(row))
@@ -207,14 +200,7 @@ func TestCMakeAgreesOnValues(t *testing.T) {
 	dir := t.TempDir()
 	for i, tc := range valueCases {
 		t.Run(tc.name, func(t *testing.T) {
-			script := filepath.Join(dir, fmt.Sprintf("v%d.cmake", i))
-			if err := os.WriteFile(script, []byte(show+tc.src+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(cmake, "-P", script).CombinedOutput()
-			if err != nil {
-				t.Fatalf("cmake -P: %v\n%s", err, out)
-			}
+			out := runScript(t, cmake, filepath.Join(dir, fmt.Sprintf("v%d.cmake", i)), show+tc.src+"\n")
 			var mine strings.Builder
 			for _, row := range shown(t, tc.src, Options{}) {
 				fmt.Fprintf(&mine, "[%s]\n", row[0])
@@ -302,4 +288,17 @@ func TestCMakeAgreesOnLinkProperties(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("etlink reads:\n%s\ncmake reads:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// runScript writes src to script and returns what cmake -P prints for it.
+func runScript(t *testing.T, cmake, script, src string) []byte {
+	t.Helper()
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(cmake, "-P", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cmake -P: %v\n%s", err, out)
+	}
+	return out
 }
