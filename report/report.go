@@ -226,11 +226,11 @@ func findingTable(w io.Writer, fs []*finding.Finding, verbose bool, loc locator)
 		}
 		fmt.Fprintf(w, "%s %s %s\n  %s\n", f.Severity, f.Rule, subjectName(f), f.Message)
 		for _, s := range f.Evidence {
-			loc := ""
+			at := ""
 			if s.Line > 0 {
-				loc = fmt.Sprintf(" (%s:%d)", s.File, s.Line)
+				at = fmt.Sprintf(" (%s:%d)", loc.display(s.File), s.Line)
 			}
-			fmt.Fprintf(w, "    - %s%s\n", s.Text, loc)
+			fmt.Fprintf(w, "    - %s%s\n", s.Text, at)
 		}
 		if f.Fix != "" {
 			fmt.Fprintf(w, "  fix: %s\n", indent(f.Fix, "       "))

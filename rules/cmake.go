@@ -274,7 +274,7 @@ func editUndecided(t *cmake.Target) bool {
 func editSteps(t *cmake.Target) []finding.Step {
 	var steps []finding.Step
 	for _, e := range t.LinkEdits {
-		steps = append(steps, finding.Step{Text: fmt.Sprintf("%s at %s%s", e.What, e.Loc, via(e.Loc)), File: e.Loc.File, Line: e.Loc.Line})
+		steps = append(steps, finding.Step{Text: e.What + via(e.Loc), File: e.Loc.File, Line: e.Loc.Line})
 		steps = append(steps, underSteps(e.Loc.Under, t.Def.Under)...)
 	}
 	return steps
@@ -313,7 +313,7 @@ func hasArg(args []cmake.Arg, word string) bool {
 // defined, and under which undecided conditions.
 func targetSteps(t *cmake.Target) []finding.Step {
 	steps := []finding.Step{{
-		Text: fmt.Sprintf("%s is a Python extension (%s), created by %s at %s%s", t.Name, t.ExtensionWhy, t.Creator, t.Def, via(t.Def)),
+		Text: fmt.Sprintf("%s is a Python extension (%s), created by %s%s", t.Name, t.ExtensionWhy, t.Creator, via(t.Def)),
 		File: t.Def.File, Line: t.Def.Line,
 	}}
 	return append(steps, underSteps(t.Def.Under, nil)...)
@@ -324,7 +324,7 @@ func underSteps(under, outer []cmake.Cond) []finding.Step {
 	var steps []finding.Step
 	for _, c := range under {
 		if !slices.Contains(outer, c) {
-			steps = append(steps, finding.Step{Text: fmt.Sprintf("under %s at %s:%d, which etlink could not decide", c.Text, path.Base(c.File), c.Line), File: c.File, Line: c.Line})
+			steps = append(steps, finding.Step{Text: fmt.Sprintf("under %s, which etlink could not decide", c.Text), File: c.File, Line: c.Line})
 		}
 	}
 	return steps
@@ -333,7 +333,7 @@ func underSteps(under, outer []cmake.Cond) []finding.Step {
 // linkItemSteps say where the item was linked, and under which undecided
 // conditions beyond those the target was created under.
 func linkItemSteps(t *cmake.Target, li cmake.LinkItem, written string) []finding.Step {
-	step := finding.Step{Text: fmt.Sprintf("links %s (%s) at %s%s", written, scopeOr(li.Scope), li.Loc, via(li.Loc)), File: li.Loc.File, Line: li.Loc.Line}
+	step := finding.Step{Text: fmt.Sprintf("links %s (%s)%s", written, scopeOr(li.Scope), via(li.Loc)), File: li.Loc.File, Line: li.Loc.Line}
 	return append([]finding.Step{step}, underSteps(li.Loc.Under, t.Def.Under)...)
 }
 
