@@ -69,8 +69,7 @@ func JSON(w io.Writer, r *finding.Report) error {
 // table, with a summary table per rule.
 func Text(w io.Writer, r *finding.Report, opt Options) error {
 	if len(r.Findings) == 0 {
-		_, err := fmt.Fprintln(w, "no findings")
-		return err
+		return noFindings(w, r.Inputs)
 	}
 	// Locations read path:line, relative to --srcroot or the current
 	// directory, as compilers print them.
@@ -288,4 +287,25 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// noFindings says that nothing was found, and in what: "no findings" is
+// not said of inputs that could not be read (their errors are on stderr).
+func noFindings(w io.Writer, inputs []finding.Input) error {
+	read, failed := 0, 0
+	for _, in := range inputs {
+		if in.Error != "" {
+			failed++
+		} else {
+			read++
+		}
+	}
+	var err error
+	switch {
+	case failed == 0:
+		_, err = fmt.Fprintln(w, "no findings")
+	case read > 0:
+		_, err = fmt.Fprintf(w, "no findings in the inputs read; %d could not be read\n", failed)
+	}
+	return err
 }

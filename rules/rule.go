@@ -55,6 +55,10 @@ type Context struct {
 	Suppressions []*Suppression
 	Config       *Config
 	Components   *demangle.Components
+	// Roots are the inputs as the user named them (a directory, a wheel, a
+	// file): a finding's file is fingerprinted by its path below the root
+	// that holds it, so a baseline holds wherever the package is unpacked.
+	Roots []string
 
 	once     sync.Once
 	patterns *analyze.Patterns // registration functions, read from Config once
@@ -95,9 +99,10 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 		}
 	}
 	wd, _ := os.Getwd()
+	roots := absRoots(ctx.Roots)
 	each(len(out), func(i int, _ []finding.Finding) []finding.Finding {
 		subj := out[i].Subject
-		subj.File = stablePath(subj.File, wd)
+		subj.File = stablePath(subj.File, roots, wd)
 		out[i].Fingerprint = finding.Fingerprint(out[i].Rule, subj)
 		return nil
 	})
@@ -152,17 +157,41 @@ func (r *Rule) newFinding(sev finding.Severity, subj finding.Subject, msg string
 
 // stablePath is the part of a subject's path that names the same file on
 // every machine and however the input was typed: a wheel entry's name
-// inside the wheel, a file's path relative to the working directory.
-func stablePath(p, wd string) string {
+// inside the wheel; below an input directory, the directory's own name and
+// the path under it (loc1/PIL/_imaging.so and PIL/_imaging.so are both
+// PIL/_imaging.so); an input file's name; else the path relative to the
+// working directory.
+func stablePath(p string, roots []string, wd string) string {
 	if i := strings.LastIndex(p, "!"); i >= 0 {
 		return p[i+1:]
 	}
 	abs, err := filepath.Abs(p)
-	if err != nil || wd == "" {
+	if err != nil {
 		return p
 	}
-	if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+	best := ""
+	for _, r := range roots {
+		if (abs == r || strings.HasPrefix(abs, r+string(filepath.Separator))) && len(r) > len(best) {
+			best = r
+		}
+	}
+	if best != "" {
+		rel, _ := filepath.Rel(filepath.Dir(best), abs)
+		return filepath.ToSlash(rel)
+	}
+	if rel, err := filepath.Rel(wd, abs); wd != "" && err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
 	return p
+}
+
+// absRoots makes the inputs absolute, as stablePath compares them.
+func absRoots(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }

@@ -33,13 +33,13 @@ Examples:
 }
 
 func runCheck(c *command, a *app, args []string) int {
-	var out outputFlags
+	out := findingOutput()
 	var pf peerFlags
-	fs, failOn, code, ok := c.parseReporting(a, args, &out, &pf)
+	fs, failOn, code, ok := c.parseReporting(a, args, out, &pf)
 	if !ok {
 		return code
 	}
-	s, ok := a.open("check", fs.Args(), &pf, &out, false)
+	s, ok := a.open("check", fs.Args(), &pf, out, false)
 	if !ok {
 		return exitError
 	}
@@ -69,5 +69,5 @@ func runCheck(c *command, a *app, args []string) int {
 		checks = append(checks, rules.ET301)
 	}
 	r := &finding.Report{Command: "check", Inputs: s.inputs, Findings: rules.Run(s.ctx, checks)}
-	return a.emit(&out, failOn, r)
+	return a.emit(out, failOn, r)
 }

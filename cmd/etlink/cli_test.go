@@ -78,15 +78,65 @@ func TestExitCodesAndFailOn(t *testing.T) {
 	}
 }
 
+// TestHelpHasExamples: --help prints usage and examples on stdout only,
+// offers only the flags the command honours, and a format the command
+// cannot write is a usage error.
 func TestHelpHasExamples(t *testing.T) {
 	for _, c := range commands {
-		_, out, _ := runCLI(t, c.name, "--help")
-		if !strings.Contains(out, "Usage: etlink "+c.name) {
-			t.Errorf("%s --help has no usage line:\n%s", c.name, out)
+		code, out, errs := runCLI(t, c.name, "--help")
+		if code != exitOK || !strings.Contains(out, "Usage: etlink "+c.name) || errs != "" {
+			t.Errorf("%s --help: exit %d, stderr %q, stdout:\n%s", c.name, code, errs, out)
 		}
 		if c.name != "version" && !strings.Contains(out, "Examples:") {
 			t.Errorf("%s --help has no examples", c.name)
 		}
+	}
+}
+
+func TestFlagsPerCommand(t *testing.T) {
+	_, scanHelp, _ := runCLI(t, "scan", "--help")
+	_, checkHelp, _ := runCLI(t, "check", "--help")
+	for _, flag := range []string{"--fail-on", "--baseline", "--write-baseline", "--srcroot", "--config", "--verbose"} {
+		if strings.Contains(scanHelp, flag) {
+			t.Errorf("scan --help offers %s, which scan ignores", flag)
+		}
+		if !strings.Contains(checkHelp, flag) {
+			t.Errorf("check --help lacks %s", flag)
+		}
+	}
+	for _, args := range [][]string{{"scan", "--format", "sarif", demoWheel}, {"why", "x", "--format", "github"}, {"scan", "--fail-on", "error", demoWheel}} {
+		if code, out, errs := runCLI(t, args...); code != exitError || out != "" || !strings.Contains(errs, "--help") {
+			t.Errorf("etlink %s: exit %d, stdout %q, stderr %q; want exit 2, nothing on stdout, a pointer to --help", strings.Join(args, " "), code, out, errs)
+		}
+	}
+}
+
+// TestMissingInputSaysNoFindings: an input that cannot be read is an
+// error, and the report does not say "no findings" of it.
+func TestMissingInputSaysNoFindings(t *testing.T) {
+	code, out, errs := runCLI(t, "check", "/nonexistent", "-q")
+	if code != exitError || strings.Contains(out, "no findings") || !strings.Contains(errs, "/nonexistent") {
+		t.Errorf("check /nonexistent: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestBaselineWhereverUnpacked: a baseline written for a directory holds
+// for the same package under another parent, and writing it exits 0.
+func TestBaselineWhereverUnpacked(t *testing.T) {
+	dir := t.TempDir()
+	for _, parent := range []string{"a", "b/c"} {
+		if err := os.CopyFS(filepath.Join(dir, parent, "wheel"), os.DirFS(demoWheel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := filepath.Join(dir, "baseline.json")
+	code, _, errs := runCLI(t, "conflicts", filepath.Join(dir, "a", "wheel"), "--with", demoTorch, "-q", "--write-baseline", base)
+	if code != exitOK {
+		t.Fatalf("--write-baseline: exit %d (%s), want 0: the findings are accepted", code, errs)
+	}
+	code, out, _ := runCLI(t, "conflicts", filepath.Join(dir, "b", "c", "wheel"), "--with", demoTorch, "-q", "--baseline", base, "--format", "json")
+	if r := decodeReport(t, out); code != exitOK || len(r.Findings) != 0 {
+		t.Errorf("the same package elsewhere: exit %d, %d findings not in the baseline", code, len(r.Findings))
 	}
 }
 

@@ -181,7 +181,7 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		a.notef("%s: %d objects shipped, %d in its load closure; wheel: %d objects", peer.Name,
 			len(peer.Inputs), len(peer.Closure), len(wheel.Inputs))
 	}
-	s.ctx = &rules.Context{Build: s.build, Config: cfg, Components: comps}
+	s.ctx = &rules.Context{Build: s.build, Config: cfg, Components: comps, Roots: paths}
 	return s, true
 }
 
@@ -242,22 +242,22 @@ func locateTorch(pf *peerFlags) <-chan located {
 }
 
 func runConflicts(c *command, a *app, args []string) int {
-	var out outputFlags
+	out := findingOutput()
 	var pf peerFlags
-	fs, failOn, code, ok := c.parseReporting(a, args, &out, &pf)
+	fs, failOn, code, ok := c.parseReporting(a, args, out, &pf)
 	if !ok {
 		return code
 	}
 	if fs.NArg() > 0 && len(pf.with) == 0 {
 		a.notef("no --with: checking duplicates inside the wheel only (ET302)")
 	}
-	s, ok := a.open("conflicts", fs.Args(), &pf, &out, true)
+	s, ok := a.open("conflicts", fs.Args(), &pf, out, true)
 	if !ok {
 		return exitError
 	}
 	r := &finding.Report{Command: "conflicts", Inputs: s.inputs,
 		Findings: rules.Run(s.ctx, []*rules.Rule{rules.ET301, rules.ET302})}
-	return a.emit(&out, failOn, r)
+	return a.emit(out, failOn, r)
 }
 
 // newLoader is the loader search of a process holding wheel: it knows the

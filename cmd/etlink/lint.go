@@ -51,12 +51,12 @@ Examples:
 }
 
 func runLint(c *command, a *app, args []string) int {
-	var out outputFlags
+	out := findingOutput()
 	var rf retentionFlags
 	var changed bool
 	var base string
 	var defines []string
-	fs, failOn, code, ok := c.parseReporting(a, args, &out, flagFunc(func(fs *pflag.FlagSet) {
+	fs, failOn, code, ok := c.parseReporting(a, args, out, flagFunc(func(fs *pflag.FlagSet) {
 		fs.BoolVar(&changed, "changed", false, "only findings in files changed against --base (git)")
 		fs.StringVar(&base, "base", "HEAD", "the git revision --changed compares against")
 		fs.StringArrayVarP(&defines, "define", "D", nil, "NAME[:TYPE]=VALUE: a cache variable as cmake -D sets it (repeatable)")
@@ -64,7 +64,7 @@ func runLint(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	cfg, ok := a.config(&out)
+	cfg, ok := a.config(out)
 	if !ok {
 		return exitError
 	}
@@ -88,7 +88,7 @@ func runLint(c *command, a *app, args []string) int {
 			builds = append(builds, build)
 		}
 	}
-	ctx := &rules.Context{Config: cfg, Suppressions: []*rules.Suppression{}}
+	ctx := &rules.Context{Config: cfg, Suppressions: []*rules.Suppression{}, Roots: paths}
 	var inputs []finding.Input
 	for _, src := range dedupeStrings(sources) {
 		proj, errs := cmake.Load(src, cmake.Options{Vars: vars})
@@ -132,7 +132,7 @@ func runLint(c *command, a *app, args []string) int {
 		}
 		findings = onlyIn(findings, files)
 	}
-	return a.emit(&out, failOn, &finding.Report{Command: "lint", Inputs: inputs, Findings: findings})
+	return a.emit(out, failOn, &finding.Report{Command: "lint", Inputs: inputs, Findings: findings})
 }
 
 // cmakeDefines reads -D arguments as cmake does: NAME=VALUE or

@@ -115,15 +115,13 @@ func (c *command) usage() string {
 	return fmt.Sprintf("Usage: etlink %s %s\n\n%s\n", c.name, c.args, strings.TrimSpace(c.help)) + "\n"
 }
 
-// flags returns a flag set whose --help prints the command's usage.
+// flags returns the command's flag set. parse prints the usage for
+// --help, on stdout; a usage error gets one line on stderr.
 func (c *command) flags(a *app) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
 	fs.SetOutput(a.stderr)
 	fs.SortFlags = false
-	fs.Usage = func() {
-		fmt.Fprint(a.stderr, c.usage())
-		fmt.Fprintf(a.stderr, "Flags:\n%s", fs.FlagUsages())
-	}
+	fs.Usage = func() {}
 	return fs
 }
 
@@ -132,7 +130,6 @@ func (c *command) flags(a *app) *pflag.FlagSet {
 func (c *command) parse(a *app, fs *pflag.FlagSet, args []string) (int, bool) {
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
-		fs.SetOutput(a.stdout)
 		fmt.Fprint(a.stdout, c.usage())
 		fmt.Fprintf(a.stdout, "Flags:\n%s", fs.FlagUsages())
 		return exitOK, false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -15,29 +16,42 @@ import (
 	"github.com/etlink/etlink/rules"
 )
 
-// outputFlags are the flags every reporting command shares.
+// outputFlags are the output flags of a command: --format, -q, and for a
+// command that reports findings the verdict and path flags.
 type outputFlags struct {
+	formats       []string // the formats this command renders
+	findings      bool     // it reports findings (fail-on, baseline, srcroot, -v)
+	config        bool     // it reads etlink.toml
 	format        string
 	failOn        string
-	config        string
+	configFile    string
 	baseline      string
 	writeBaseline string
 	srcroot       string
 	verbose       bool
 	quiet         bool
-	noColor       bool
+}
+
+// findingOutput is what a command that reports findings offers.
+func findingOutput() *outputFlags {
+	return &outputFlags{formats: report.Formats, findings: true, config: true}
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
-	fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at or above: error, warning, note, none")
-	fs.StringVar(&o.config, "config", "", "etlink.toml to read (default: ./etlink.toml when present)")
-	fs.StringVar(&o.baseline, "baseline", "", "report only findings whose fingerprint is not in this baseline file")
-	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the findings' fingerprints to this file (accept them as the baseline)")
-	fs.StringVar(&o.srcroot, "srcroot", "", "write paths relative to this directory (SARIF %SRCROOT%, GitHub workspace)")
-	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print each finding's evidence chain and fix")
+	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(o.formats, ", "))
+	if o.findings {
+		fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at or above: error, warning, note, none")
+	}
+	if o.config {
+		fs.StringVar(&o.configFile, "config", "", "etlink.toml to read (default: ./etlink.toml when present)")
+	}
+	if o.findings {
+		fs.StringVar(&o.baseline, "baseline", "", "report only findings whose fingerprint is not in this baseline file")
+		fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the findings' fingerprints to this file (accept them as the baseline; exit 0)")
+		fs.StringVar(&o.srcroot, "srcroot", "", "write paths relative to this directory (text, SARIF %SRCROOT%, GitHub workspace)")
+		fs.BoolVarP(&o.verbose, "verbose", "v", false, "list every finding, notes included, with its evidence chain and fix")
+	}
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no notes on stderr")
-	fs.BoolVar(&o.noColor, "no-color", false, "no colour (text output is not coloured yet; accepted for scripts)")
 }
 
 // registrar is a group of flags a command adds to its flag set.
@@ -48,9 +62,9 @@ type flagFunc func(*pflag.FlagSet)
 
 func (f flagFunc) register(fs *pflag.FlagSet) { f(fs) }
 
-// parseReporting sets up a reporting command's flags (extra first, then the
-// output flags), parses args and validates the output flags. ok is false
-// when the command must stop with code.
+// parseReporting sets up a command's flags (extra first, then out's),
+// parses args and validates the output flags. ok is false when the command
+// must stop with code.
 func (c *command) parseReporting(a *app, args []string, out *outputFlags, extra ...registrar) (fs *pflag.FlagSet, failOn finding.Severity, code int, ok bool) {
 	fs = c.flags(a)
 	for _, e := range extra {
@@ -63,7 +77,7 @@ func (c *command) parseReporting(a *app, args []string, out *outputFlags, extra 
 	a.quiet = out.quiet
 	failOn, err := out.check()
 	if err != nil {
-		a.errorf("%s: %v", c.name, err)
+		fmt.Fprintf(a.stderr, "etlink %s: %v\nRun 'etlink %s --help' for usage.\n", c.name, err, c.name)
 		return nil, 0, exitError, false
 	}
 	return fs, failOn, 0, true
@@ -71,23 +85,17 @@ func (c *command) parseReporting(a *app, args []string, out *outputFlags, extra 
 
 // check validates the flags before any input is read.
 func (o *outputFlags) check() (finding.Severity, error) {
-	if !contains(report.Formats, o.format) {
-		return 0, fmt.Errorf("--format %q: want %s", o.format, strings.Join(report.Formats, ", "))
+	if !slices.Contains(o.formats, o.format) {
+		return 0, fmt.Errorf("--format %q: this command writes %s", o.format, strings.Join(o.formats, ", "))
+	}
+	if !o.findings {
+		return finding.None, nil
 	}
 	sev, err := finding.ParseSeverity(o.failOn)
 	if err != nil {
 		return 0, fmt.Errorf("--fail-on: %v", err)
 	}
 	return sev, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // config loads the configuration, printing the error when it cannot.
@@ -110,7 +118,7 @@ func orHere(paths []string) []string {
 
 // loadConfig reads --config, or ./etlink.toml when it exists.
 func (o *outputFlags) loadConfig() (*rules.Config, error) {
-	file := o.config
+	file := o.configFile
 	if file == "" {
 		if _, err := os.Stat("etlink.toml"); err != nil {
 			return &rules.Config{}, nil
@@ -212,6 +220,8 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 	switch {
 	case a.inputErrors > 0:
 		return exitError
+	case o.writeBaseline != "":
+		return exitOK // the findings were just accepted
 	case failOn != finding.None && finding.Max(r.Findings) >= failOn:
 		return exitFindings
 	}

@@ -139,13 +139,13 @@ func errorPath(err error) string {
 }
 
 func runRetention(c *command, a *app, args []string) int {
-	var out outputFlags
+	out := findingOutput()
 	var rf retentionFlags
-	fs, failOn, code, ok := c.parseReporting(a, args, &out, &rf)
+	fs, failOn, code, ok := c.parseReporting(a, args, out, &rf)
 	if !ok {
 		return code
 	}
-	cfg, ok := a.config(&out)
+	cfg, ok := a.config(out)
 	if !ok {
 		return exitError
 	}
@@ -154,8 +154,8 @@ func runRetention(c *command, a *app, args []string) int {
 	if !ok {
 		return exitError
 	}
-	ctx := &rules.Context{Retention: facts, Config: cfg}
+	ctx := &rules.Context{Retention: facts, Config: cfg, Roots: paths}
 	r := &finding.Report{Command: "retention", Inputs: inputs,
 		Findings: rules.Run(ctx, []*rules.Rule{rules.ET101, rules.ET102, rules.ET103, rules.ET201})}
-	return a.emit(&out, failOn, r)
+	return a.emit(out, failOn, r)
 }

@@ -36,8 +36,8 @@ type scanReport struct {
 }
 
 func runScan(c *command, a *app, args []string) int {
-	var out outputFlags
-	fs, _, code, ok := c.parseReporting(a, args, &out)
+	out := &outputFlags{formats: []string{"text", "json"}}
+	fs, _, code, ok := c.parseReporting(a, args, out)
 	if !ok {
 		return code
 	}

@@ -43,10 +43,10 @@ type whyReport struct {
 }
 
 func runWhy(c *command, a *app, args []string) int {
-	var out outputFlags
+	out := &outputFlags{formats: []string{"text", "json"}, config: true}
 	var rf retentionFlags
 	var in string
-	fs, _, code, ok := c.parseReporting(a, args, &out, flagFunc(func(fs *pflag.FlagSet) {
+	fs, _, code, ok := c.parseReporting(a, args, out, flagFunc(func(fs *pflag.FlagSet) {
 		fs.StringVar(&in, "in", "", "only consumers whose target or output name contains this")
 	}), &rf)
 	if !ok {
@@ -56,7 +56,7 @@ func runWhy(c *command, a *app, args []string) int {
 		a.errorf("why: no NAME given\nRun 'etlink why --help' for usage.")
 		return exitError
 	}
-	cfg, ok := a.config(&out)
+	cfg, ok := a.config(out)
 	if !ok {
 		return exitError
 	}
