@@ -17,7 +17,7 @@
 //	{
 //	  "rule": "ET301", "name": "defined-by-peer", "severity": "warning",
 //	  "subject": {"file": "...", "member": "...", "target": "...", "symbol": "...",
-//	              "demangled": "...", "component": "..."},
+//	              "demangled": "...", "component": "...", "peer": "..."},
 //	  "message": "...",
 //	  "evidence": [{"text": "...", "file": "...", "line": 0, "symbol": "..."}],
 //	  "fix": "...",
@@ -85,6 +85,10 @@ type Subject struct {
 	Symbol    string `json:"symbol,omitempty"`
 	Demangled string `json:"demangled,omitempty"`
 	Component string `json:"component,omitempty"`
+	// Peer is what the subject collides with: the peer's library that also
+	// defines the symbol (ET301), the wheel's other objects exporting it
+	// (ET302). The text report groups by it; fingerprints ignore it.
+	Peer string `json:"peer,omitempty"`
 }
 
 // Step is one link of the evidence chain that makes a finding checkable.
@@ -169,4 +173,23 @@ func Max(fs []Finding) Severity {
 		}
 	}
 	return max
+}
+
+// UnderRoot names the absolute path p by the deepest of roots (absolute
+// input paths: a directory, a wheel, a file) that holds it: the root's own
+// name, then the path below it, so that loc1/PIL/_imaging.so under the root
+// loc1/PIL reads PIL/_imaging.so wherever the package is unpacked. ok is
+// false when no root holds p.
+func UnderRoot(p string, roots []string) (string, bool) {
+	best := ""
+	for _, r := range roots {
+		if (p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/")) && len(r) > len(best) {
+			best = r
+		}
+	}
+	if best == "" {
+		return "", false
+	}
+	parent := best[:strings.LastIndexByte(strings.TrimSuffix(best, "/"), '/')+1]
+	return p[len(parent):], true
 }

@@ -10,8 +10,14 @@ import (
 	"github.com/etlink/etlink/finding"
 )
 
+// AnnotationCap is how many annotations of one level (error, warning,
+// notice) GitHub shows for a step; GitHub writes no more.
+const AnnotationCap = 10
+
 // GitHub writes GitHub Actions workflow commands, one annotation per
-// unreadable input and per finding, then a plain summary line:
+// unreadable input and per group of findings (the text report's groups, at
+// most AnnotationCap of a level, the most severe first), then a plain
+// summary line:
 //
 //	::error file=src/CMakeLists.txt,line=12,title=ET202 cmake-embed-python::message
 //
@@ -47,13 +53,34 @@ func GitHub(w io.Writer, r *finding.Report, opt Options) error {
 			return err
 		}
 	}
-	for i := range r.Findings {
-		if err := loc.annotation(&r.Findings[i], opt.Verbose).write(w); err != nil {
-			return err
+	// One annotation per group of findings (as the text report groups
+	// them), at most AnnotationCap per level: GitHub shows no more.
+	shown := map[string]int{}
+	groups, left := 0, 0
+	for _, rs := range ruleGroups(r.Findings) {
+		for _, g := range rs.groups {
+			groups++
+			f := *g.findings[0]
+			level := githubLevel(f.Severity)
+			if shown[level] == AnnotationCap {
+				left++
+				continue
+			}
+			shown[level]++
+			if n := len(g.findings) - 1; n > 0 {
+				f.Message += fmt.Sprintf(" (+%d more: %s)", n, examples(variantNames(g.findings)[1:], 3))
+			}
+			if err := loc.annotation(&f, opt.Verbose).write(w); err != nil {
+				return err
+			}
 		}
 	}
 	s := finding.Summarize(r.Findings)
-	line := fmt.Sprintf("etlink: %d findings: %d error, %d warning, %d note", len(r.Findings), s["error"], s["warning"], s["note"])
+	line := fmt.Sprintf("etlink: %s in %s: %s, %s, %s", count(len(r.Findings), "finding"), count(groups, "group"),
+		count(s["error"], "error"), count(s["warning"], "warning"), count(s["note"], "note"))
+	if left > 0 {
+		line += fmt.Sprintf("; %d groups not annotated (GitHub shows %d annotations of a level; the job log's text or SARIF has them all)", left, AnnotationCap)
+	}
 	if failed > 0 {
 		noun := "inputs"
 		if failed == 1 {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -123,10 +124,10 @@ func TestGitHubSummary(t *testing.T) {
 		r    *finding.Report
 		want string
 	}{
-		{"empty", &finding.Report{}, "etlink: 0 findings: 0 error, 0 warning, 0 note\n"},
+		{"empty", &finding.Report{}, "etlink: 0 findings in 0 groups: 0 errors, 0 warnings, 0 notes\n"},
 		{"failed input", &finding.Report{Inputs: []finding.Input{{Path: "/ws/x.whl", Error: "zip: not a valid zip file"}, {Path: "/ws/ok.so"}}},
 			"::error file=x.whl,title=etlink%3A unreadable input::x.whl: zip: not a valid zip file\n" +
-				"etlink: 0 findings: 0 error, 0 warning, 0 note; 1 input could not be read\n"},
+				"etlink: 0 findings in 0 groups: 0 errors, 0 warnings, 0 notes; 1 input could not be read\n"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
@@ -136,5 +137,32 @@ func TestGitHubSummary(t *testing.T) {
 		if buf.String() != tt.want {
 			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, buf.String(), tt.want)
 		}
+	}
+}
+
+// TestGitHubGroupsAndCap: findings the text report groups are one
+// annotation, and no level gets more annotations than GitHub shows.
+func TestGitHubGroupsAndCap(t *testing.T) {
+	var fs []finding.Finding
+	for i := range 25 {
+		// 25 objects with 3 symbols each: 25 groups of 3.
+		for _, sym := range []string{"xnn_a", "xnn_b", "xnn_c"} {
+			fs = append(fs, finding.Finding{Rule: "ET301", Name: "defined-by-peer", Severity: finding.Error,
+				Subject: finding.Subject{File: fmt.Sprintf("/ws/lib%02d.so", i), Symbol: sym, Component: "XNNPACK"}, Message: "also in torch"})
+		}
+	}
+	var buf bytes.Buffer
+	if err := GitHub(&buf, &finding.Report{Findings: fs}, Options{BaseDir: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != AnnotationCap+1 {
+		t.Fatalf("%d lines, want %d annotations and a summary:\n%s", len(lines), AnnotationCap, buf.String())
+	}
+	if want := "::error file=lib00.so,title=ET301 defined-by-peer::xnn_a: also in torch (+2 more: xnn_b, xnn_c)"; lines[0] != want {
+		t.Errorf("first annotation %q, want %q", lines[0], want)
+	}
+	if want := "etlink: 75 findings in 25 groups: 75 errors, 0 warnings, 0 notes; 15 groups not annotated"; !strings.HasPrefix(lines[AnnotationCap], want) {
+		t.Errorf("summary %q, want it to start %q", lines[AnnotationCap], want)
 	}
 }

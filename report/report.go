@@ -8,7 +8,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/etlink/etlink/finding"
@@ -19,8 +18,11 @@ var Formats = []string{"text", "json", "sarif", "github"}
 
 // Options tune the renderers.
 type Options struct {
-	// Verbose prints each finding's evidence chain and fix (text, github).
+	// Verbose lists every finding, notes included, with its evidence chain
+	// (text), and puts the evidence and fix in annotations (github).
 	Verbose bool
+	// Width is the text report's line width (0: DefaultWidth).
+	Width int
 	// Docs maps rule IDs to their one-line summary and fix, printed once per rule (text).
 	Docs map[string]RuleDoc
 	// Rules is the rule catalogue, described in SARIF's tool.driver.rules.
@@ -65,191 +67,6 @@ func JSON(w io.Writer, r *finding.Report) error {
 	return EncodeJSON(w, &head, "findings", r.Findings)
 }
 
-// Text writes findings grouped by rule, then by component, each group a
-// table, with a summary table per rule.
-func Text(w io.Writer, r *finding.Report, opt Options) error {
-	if len(r.Findings) == 0 {
-		return noFindings(w, r.Inputs)
-	}
-	// Locations read path:line, relative to --srcroot or the current
-	// directory, as compilers print them.
-	base := opt.BaseDir
-	if base == "" {
-		base = "."
-	}
-	loc, err := newLocator(base)
-	if err != nil {
-		return err
-	}
-	for _, rule := range groupBy(r.Findings, func(f *finding.Finding) string { return f.Rule }) {
-		if err := ruleSection(w, rule, opt, loc); err != nil {
-			return err
-		}
-	}
-	s := finding.Summarize(r.Findings)
-	_, err = fmt.Fprintf(w, "%d findings: %d error, %d warning, %d note\n",
-		len(r.Findings), s["error"], s["warning"], s["note"])
-	return err
-}
-
-type group struct {
-	key      string
-	findings []*finding.Finding
-}
-
-// groupBy keeps first-seen order, which Run's sort makes meaningful.
-func groupBy(fs []finding.Finding, key func(*finding.Finding) string) []group {
-	var out []group
-	idx := map[string]int{}
-	for i := range fs {
-		k := key(&fs[i])
-		j, ok := idx[k]
-		if !ok {
-			j = len(out)
-			idx[k] = j
-			out = append(out, group{key: k})
-		}
-		out[j].findings = append(out[j].findings, &fs[i])
-	}
-	return out
-}
-
-func ruleSection(w io.Writer, rule group, opt Options, loc locator) error {
-	first := rule.findings[0]
-	counts := countSeverities(rule.findings)
-	fmt.Fprintf(w, "%s %s: %d findings (%s)\n", first.Rule, first.Name, len(rule.findings), counts)
-	doc, hasDoc := opt.Docs[first.Rule]
-	if hasDoc && doc.Summary != "" {
-		fmt.Fprintf(w, "  %s\n", doc.Summary)
-	}
-	comps := groupBy(flatten(rule.findings), func(f *finding.Finding) string { return f.Subject.Component })
-	sort.SliceStable(comps, func(i, j int) bool {
-		a, b := comps[i], comps[j]
-		if worst(a) != worst(b) {
-			return worst(a) > worst(b)
-		}
-		if len(a.findings) != len(b.findings) {
-			return len(a.findings) > len(b.findings)
-		}
-		return strings.ToLower(a.key) < strings.ToLower(b.key)
-	})
-	if len(comps) > 1 || comps[0].key != "" {
-		fmt.Fprintln(w)
-		if err := componentSummary(w, comps); err != nil {
-			return err
-		}
-	}
-	for _, c := range comps {
-		name := c.key
-		if name == "" {
-			name = "other"
-		}
-		fmt.Fprintf(w, "\n[%s] %d\n", name, len(c.findings))
-		if err := findingTable(w, c.findings, opt.Verbose, loc); err != nil {
-			return err
-		}
-	}
-	if hasDoc && doc.Fix != "" && !opt.Verbose {
-		fmt.Fprintf(w, "\nfix: %s\n", indent(doc.Fix, "     "))
-	}
-	_, err := fmt.Fprintln(w)
-	return err
-}
-
-func flatten(ps []*finding.Finding) []finding.Finding {
-	out := make([]finding.Finding, len(ps))
-	for i, p := range ps {
-		out[i] = *p
-	}
-	return out
-}
-
-func worst(g group) finding.Severity {
-	max := finding.None
-	for _, f := range g.findings {
-		if f.Severity > max {
-			max = f.Severity
-		}
-	}
-	return max
-}
-
-func countSeverities(fs []*finding.Finding) string {
-	n := map[finding.Severity]int{}
-	for _, f := range fs {
-		n[f.Severity]++
-	}
-	var parts []string
-	for _, s := range []finding.Severity{finding.Error, finding.Warning, finding.Note} {
-		if n[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func componentSummary(w io.Writer, comps []group) error {
-	rows := [][]string{}
-	for _, c := range comps {
-		n := map[finding.Severity]int{}
-		files := map[string]bool{}
-		for _, f := range c.findings {
-			n[f.Severity]++
-			files[f.Subject.File] = true
-		}
-		name := c.key
-		if name == "" {
-			name = "other"
-		}
-		rows = append(rows, []string{name, fmt.Sprint(n[finding.Error]), fmt.Sprint(n[finding.Warning]),
-			fmt.Sprint(n[finding.Note]), strings.Join(sortedKeys(files), " ")})
-	}
-	return Table(w, []string{"COMPONENT", "ERROR", "WARNING", "NOTE", "FILES"}, rows)
-}
-
-func findingTable(w io.Writer, fs []*finding.Finding, verbose bool, loc locator) error {
-	if !verbose {
-		rows := make([][]string, len(fs))
-		for i, f := range fs {
-			where := fileName(f)
-			if at := location(f, loc); at != "" {
-				where = at
-			}
-			rows[i] = []string{f.Severity.String(), subjectName(f), where, f.Message}
-		}
-		return Table(w, []string{"SEVERITY", "SUBJECT", "FILE", "MESSAGE"}, rows)
-	}
-	for _, f := range fs {
-		if at := location(f, loc); at != "" {
-			fmt.Fprintf(w, "%s: ", at)
-		}
-		fmt.Fprintf(w, "%s %s %s\n  %s\n", f.Severity, f.Rule, subjectName(f), f.Message)
-		for _, s := range f.Evidence {
-			at := ""
-			if s.Line > 0 {
-				at = fmt.Sprintf(" (%s:%d)", loc.display(s.File), s.Line)
-			}
-			fmt.Fprintf(w, "    - %s%s\n", s.Text, at)
-		}
-		if f.Fix != "" {
-			fmt.Fprintf(w, "  fix: %s\n", indent(f.Fix, "       "))
-		}
-	}
-	return nil
-}
-
-func subjectName(f *finding.Finding) string {
-	switch {
-	case f.Subject.Demangled != "":
-		return f.Subject.Demangled
-	case f.Subject.Symbol != "":
-		return f.Subject.Symbol
-	case f.Subject.Member != "":
-		return f.Subject.File + "(" + f.Subject.Member + ")"
-	}
-	return f.Subject.File
-}
-
 // location is a finding's source location as path:line, the path relative
 // to loc's base when it lies inside it; "" when the finding has none.
 func location(f *finding.Finding, loc locator) string {
@@ -261,32 +78,6 @@ func location(f *finding.Finding, loc locator) string {
 		return fmt.Sprintf("%s:%d", p, f.Location.Line)
 	}
 	return p
-}
-
-// fileName is the subject's file without its directories: the component
-// summary above the table lists the full paths.
-func fileName(f *finding.Finding) string {
-	p := f.Subject.File
-	if i := strings.LastIndexAny(p, "/!"); i >= 0 {
-		p = p[i+1:]
-	}
-	if f.Subject.Member != "" {
-		p += "(" + f.Subject.Member + ")"
-	}
-	return p
-}
-
-func indent(s, prefix string) string {
-	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+prefix)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // noFindings says that nothing was found, and in what: "no findings" is

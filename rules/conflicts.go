@@ -294,7 +294,9 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 		g := singles[i]
 		c := g.c
 		msg := fmt.Sprintf("%s, also exported by %s (%s); %s", g.w.Symbol.TypeName(), objectList(c.Peer), b.Peer.Name, g.why)
-		f := r.newFinding(g.sev, subject(ctx, g.w.Object, c.Name), msg)
+		subj := subject(ctx, g.w.Object, c.Name)
+		subj.Peer = objectList(c.Peer)
+		f := r.newFinding(g.sev, subj, msg)
 		f.Evidence = append(f.Evidence, defStep("wheel", g.w))
 		for _, p := range c.Peer {
 			f.Evidence = append(f.Evidence, defStep(b.Peer.Name, p))
@@ -331,7 +333,7 @@ func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) findi
 		what = "code"
 	}
 	lib := baseName(p.Path)
-	subj := finding.Subject{File: w.Path, Symbol: lib, Component: det.Component}
+	subj := finding.Subject{File: w.Path, Symbol: lib, Component: det.Component, Peer: lib}
 	if w.Archive != "" {
 		subj.File, subj.Member = w.Archive, w.Member
 	}
@@ -473,6 +475,7 @@ func checkWheelDuplicates(r *Rule, ctx *Context) []finding.Finding {
 	for _, d := range b.Duplicates(ctx.ignore()) {
 		sev, linkage, why := ctx.grade(d.Use, d.Name, d.Defs)
 		subj := subject(ctx, d.Defs[0].Object, d.Name)
+		subj.Peer = objectList(d.Defs[1:])
 		msg := fmt.Sprintf("%s, exported by %d objects %s loads: %s; %s", d.Defs[0].Symbol.TypeName(),
 			len(d.Defs), baseName(d.Process), objectList(d.Defs), why)
 		f := r.newFinding(sev, subj, msg)

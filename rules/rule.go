@@ -169,15 +169,8 @@ func stablePath(p string, roots []string, wd string) string {
 	if err != nil {
 		return p
 	}
-	best := ""
-	for _, r := range roots {
-		if (abs == r || strings.HasPrefix(abs, r+string(filepath.Separator))) && len(r) > len(best) {
-			best = r
-		}
-	}
-	if best != "" {
-		rel, _ := filepath.Rel(filepath.Dir(best), abs)
-		return filepath.ToSlash(rel)
+	if rel, ok := finding.UnderRoot(abs, roots); ok {
+		return rel
 	}
 	if rel, err := filepath.Rel(wd, abs); wd != "" && err == nil && !strings.HasPrefix(rel, "..") {
 		return rel

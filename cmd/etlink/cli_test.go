@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,15 +157,38 @@ func TestScanTableAndJSON(t *testing.T) {
 	}
 }
 
-func TestConflictsTextShowsComponentsAndFix(t *testing.T) {
-	_, out, _ := runCLI(t, "conflicts", demoWheel, "--with", demoTorch, "-q")
-	for _, want := range []string{"ET301 defined-by-peer", "pthreadpool", "cpuinfo_is_initialized", "warning",
-		"both copies are live", "fix:", "unsigned int flatbuffers::ReadScalar<unsigned int>(void const*)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text report lacks %q:\n%s", want, out)
+// TestConflictsTextGolden pins the text a person reads for the demo
+// corpus, by default and with -v (go test ./cmd/etlink -update rewrites
+// testdata/demo/conflicts*.txt; review the diff): the warning with its
+// symbol and fix first, the notes counted by component; -v lists every
+// note with its evidence.
+func TestConflictsTextGolden(t *testing.T) {
+	for _, tc := range []struct{ file, flag string }{{"conflicts.txt", "-q"}, {"conflicts-verbose.txt", "-v"}} {
+		_, out, _ := runCLI(t, "conflicts", demoWheel, "--with", demoTorch, "-q", tc.flag)
+		path := filepath.Join("../../testdata/demo", tc.file)
+		if *update {
+			if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != string(want) {
+			t.Errorf("etlink conflicts %s differs from %s (-update rewrites it):\n%s", tc.flag, path, out)
+		}
+	}
+	_, out, _ := runCLI(t, "conflicts", demoWheel, "--with", demoTorch, "-q", "-v")
+	for _, want := range []string{"cpuinfo_is_initialized", "both copies are live", "fix:", "unsigned int flatbuffers::ReadScalar<unsigned int>(void const*)"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("-v text lacks %q", want)
 		}
 	}
 }
+
+var update = flag.Bool("update", false, "rewrite the golden text under testdata/demo")
 
 // TestRetentionBadInputs: malformed maps, link lines and response-file loops
 // are errors naming the file (exit 2), never panics, and the good inputs

@@ -209,6 +209,9 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 			Why: rule.Why, Fix: rule.Fix, Before: rule.Before, After: rule.After})
 	}
 	opt := report.Options{Verbose: o.verbose, Docs: docs, Rules: infos, BaseDir: o.srcroot}
+	if f, ok := a.stdout.(*os.File); ok {
+		opt.Width = termWidth(f)
+	}
 	if opt.BaseDir == "" && o.format == "sarif" {
 		// SARIF consumers (code scanning) resolve paths against the checkout.
 		opt.BaseDir, _ = os.Getwd()
