@@ -33,6 +33,7 @@ type Object struct {
 	Wheel   string      `json:"wheel,omitempty"`
 	Entry   string      `json:"entry,omitempty"`
 	Class   elf.Class   `json:"-"`
+	Data    elf.Data    `json:"-"` // byte order: ppc64le and ppc64 differ only in it
 	Machine elf.Machine `json:"-"`
 	Type    elf.Type    `json:"-"`
 	// Executable is true for programs, position-independent ones (ET_DYN

@@ -72,7 +72,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	if err := checkSections(f, size); err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
-	o := &Object{Path: path, Dir: dir, Class: f.Class, Machine: f.Machine, Type: f.Type, Executable: f.Type == elf.ET_EXEC}
+	o := &Object{Path: path, Dir: dir, Class: f.Class, Data: f.Data, Machine: f.Machine, Type: f.Type, Executable: f.Type == elf.ET_EXEC}
 	for _, p := range f.Progs {
 		// A PIE is ET_DYN too; only a program names an interpreter.
 		o.Executable = o.Executable || p.Type == elf.PT_INTERP

@@ -9,7 +9,8 @@
 //	  "command": "conflicts",
 //	  "inputs": [{"path": "...", "error": "..."}],   // error only for inputs that failed
 //	  "findings": [Finding...],
-//	  "summary": {"error": N, "warning": N, "note": N}
+//	  "summary": {"error": N, "warning": N, "note": N},
+//	  "platforms": [Platform...]                      // check: the manylinux verdict per architecture
 //	}
 //
 // and a Finding is
@@ -144,6 +145,30 @@ type Report struct {
 	Inputs        []Input        `json:"inputs"`
 	Findings      []Finding      `json:"findings"`
 	Summary       map[string]int `json:"summary"`
+	// Platforms says, for check, which platform tag the package's objects
+	// of each architecture are consistent with.
+	Platforms []Platform `json:"platforms,omitempty"`
+}
+
+// Platform is the manylinux or musllinux verdict on a package's objects of
+// one architecture, as auditwheel show gives it.
+type Platform struct {
+	Arch string `json:"arch"`
+	Libc string `json:"libc"`
+	// ConsistentWith is the most compatible tag the objects satisfy
+	// (manylinux_2_17_x86_64), or linux_ARCH when they satisfy none.
+	ConsistentWith string `json:"consistent_with"`
+	// Tags are the wheel's own platform tags for the architecture.
+	Tags []string `json:"tags,omitempty"`
+	// Needs are the newest symbol versions needed from the system, one per
+	// namespace (GLIBC_2.17, GLIBCXX_3.4.19).
+	Needs []string `json:"needs,omitempty"`
+	// Blockers say what keeps the objects from Next, the next more
+	// compatible tag.
+	Next     string   `json:"next,omitempty"`
+	Blockers []string `json:"blockers,omitempty"`
+	// System are the libraries the objects need from the system.
+	System []string `json:"system_libraries,omitempty"`
 }
 
 // Tool names the producer of a report.

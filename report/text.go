@@ -26,12 +26,18 @@ const DefaultWidth = 120
 // Lines fit opt.Width (DefaultWidth when 0): long names are elided in the
 // middle, messages wrapped.
 func Text(w io.Writer, r *finding.Report, opt Options) error {
-	if len(r.Findings) == 0 {
-		return noFindings(w, r.Inputs)
-	}
 	t, err := newTextWriter(w, r, opt)
 	if err != nil {
 		return err
+	}
+	for _, p := range r.Platforms {
+		t.platform(p)
+	}
+	if len(r.Findings) == 0 {
+		if t.err != nil {
+			return t.err
+		}
+		return noFindings(w, r.Inputs)
 	}
 	for _, rule := range ruleGroups(r.Findings) {
 		t.rule(rule)
@@ -84,6 +90,30 @@ func newTextWriter(w io.Writer, r *finding.Report, opt Options) (*textWriter, er
 	}
 	t.wheel = wheels == 1
 	return t, nil
+}
+
+// platform says which platform tag a package's objects are consistent
+// with, as auditwheel show does, and what they need from the system.
+func (t *textWriter) platform(p finding.Platform) {
+	head := fmt.Sprintf("platform %s: consistent with %s", p.Arch, p.ConsistentWith)
+	if len(p.Tags) > 0 {
+		head += "; tagged " + strings.Join(p.Tags, ", ")
+	}
+	t.line(0, 2, head)
+	var parts []string
+	if len(p.Needs) > 0 {
+		parts = append(parts, "needs "+strings.Join(p.Needs, ", "))
+	}
+	if len(p.System) > 0 {
+		parts = append(parts, "from the system: "+strings.Join(p.System, ", "))
+	}
+	if len(parts) > 0 {
+		t.line(2, 4, strings.Join(parts, "; "))
+	}
+	if len(p.Blockers) > 0 {
+		t.line(2, 4, "not "+p.Next+": "+strings.Join(p.Blockers, "; "))
+	}
+	t.line(0, 0, "")
 }
 
 // ruleSet is one rule's findings, grouped.

@@ -19,6 +19,7 @@ import (
 	"github.com/etlink/etlink/cmake"
 	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/policy"
 )
 
 // Rule is one check of the catalogue.
@@ -49,6 +50,8 @@ type Context struct {
 	// Relocated finds libraries as the installed tree would (ET402).
 	Package   *analyze.Package
 	Relocated *analyze.Loader
+	// Platforms are the platform verdicts on Package (ET406).
+	Platforms []*policy.Result
 	// CMake is the evaluated project, for the source-level rules, and
 	// Suppressions its inline ignore directives.
 	CMake        *cmake.Project
@@ -66,7 +69,7 @@ type Context struct {
 
 // All returns the catalogue in ID order.
 func All() []*Rule {
-	all := []*Rule{ET001, ET002, ET101, ET102, ET103, ET201, ET202, ET203, ET301, ET302, ET401, ET402, ET403, ET404, ET405}
+	all := []*Rule{ET001, ET002, ET101, ET102, ET103, ET201, ET202, ET203, ET301, ET302, ET401, ET402, ET403, ET404, ET405, ET406}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }

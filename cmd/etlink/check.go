@@ -18,7 +18,13 @@ extensions that need libpython (ET201), absolute or build-tree RPATH/RUNPATH (ET
 symbols torch also defines (ET301, with --with), symbols two shipped objects define
 (ET302), undefined symbols nothing loads (ET401), DT_NEEDED entries the installed tree
 would not find (ET402), SONAMEs no shipped file carries (ET403), a platform tag that
-does not match the machine code (ET404) and group- or world-writable entries (ET405).
+does not match the machine code (ET404), group- or world-writable entries (ET405) and a
+manylinux/musllinux tag that claims older systems than the libraries run on (ET406).
+
+The report says, per architecture, which platform tag the objects are consistent
+with (as auditwheel show does: the oldest manylinux policy whose symbol versions and
+system libraries they keep to), the newest symbol versions they need, and the
+libraries they need from the system.
 
 The modules are checked as the interpreter imports them (--python, else the first
 python3 program on PATH or /usr/bin/python3): its libraries are the global scope,
@@ -64,10 +70,19 @@ func runCheck(c *command, a *app, args []string) int {
 	reloc := analyze.NewLoader(s.cache, s.objs)
 	reloc.Relocated = true
 	s.ctx.Package, s.ctx.Relocated = pkg, reloc
-	checks := []*rules.Rule{rules.ET201, rules.ET203, rules.ET302, rules.ET401, rules.ET402, rules.ET403, rules.ET404, rules.ET405}
+	platforms, err := rules.Platforms(pkg, reloc)
+	if err != nil {
+		a.errorf("check: %v", err)
+		return exitError
+	}
+	s.ctx.Platforms = platforms
+	checks := []*rules.Rule{rules.ET201, rules.ET203, rules.ET302, rules.ET401, rules.ET402, rules.ET403, rules.ET404, rules.ET405, rules.ET406}
 	if len(pf.with) > 0 {
 		checks = append(checks, rules.ET301)
 	}
 	r := &finding.Report{Command: "check", Inputs: s.inputs, Findings: rules.Run(s.ctx, checks)}
+	for _, p := range platforms {
+		r.Platforms = append(r.Platforms, rules.PlatformReport(p, pkg.Platforms))
+	}
 	return a.emit(out, failOn, r)
 }

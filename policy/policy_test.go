@@ -1,0 +1,89 @@
+package policy
+
+import (
+	"debug/elf"
+	"testing"
+)
+
+func TestFor(t *testing.T) {
+	ps, err := For(Glibc, "x86_64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) < 10 || ps[0].Name != "manylinux_2_5_x86_64" || ps[0].Aliases[0] != "manylinux1_x86_64" {
+		t.Fatalf("%d policies, first %+v", len(ps), ps[0].Name)
+	}
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Priority >= ps[i-1].Priority {
+			t.Errorf("%s after %s: not the most compatible first", ps[i].Name, ps[i-1].Name)
+		}
+	}
+	p217, ok := Claimed(Tag{Libc: Glibc, Major: 2, Minor: 17}, ps)
+	if !ok || p217.Name != "manylinux_2_17_x86_64" || !p217.Versions["GLIBC"]["GLIBC_2.17"] || p217.Versions["GLIBC"]["GLIBC_2.18"] || !p217.Libraries["libc.so.6"] {
+		t.Errorf("manylinux_2_17: %+v", p217.Name)
+	}
+	// A PEP 600 tag between two listed policies is held to the older.
+	if p, ok := Claimed(Tag{Libc: Glibc, Major: 2, Minor: 30}, ps); !ok || p.Name != "manylinux_2_28_x86_64" {
+		t.Errorf("manylinux_2_30 held to %s", p.Name)
+	}
+	if _, ok := Claimed(Tag{Libc: Glibc, Major: 2, Minor: 3}, ps); ok {
+		t.Error("manylinux_2_3 is older than any policy")
+	}
+	musl, err := For(Musl, "aarch64")
+	if err != nil || len(musl) == 0 || !musl[0].Libraries["libc.musl-aarch64.so.1"] {
+		t.Errorf("musllinux aarch64: %v %+v", err, musl)
+	}
+}
+
+func TestParseTag(t *testing.T) {
+	for in, want := range map[string]Tag{
+		"manylinux_2_28_aarch64": {Libc: Glibc, Major: 2, Minor: 28, Arch: "aarch64"},
+		"manylinux2014_x86_64":   {Libc: Glibc, Major: 2, Minor: 17, Arch: "x86_64"},
+		"manylinux1_i686":        {Libc: Glibc, Major: 2, Minor: 5, Arch: "i686"},
+		"musllinux_1_2_x86_64":   {Libc: Musl, Major: 1, Minor: 2, Arch: "x86_64"},
+		"linux_armv7l":           {Arch: "armv7l"},
+	} {
+		got, ok := ParseTag(in)
+		want.Text = in
+		if !ok || got != want {
+			t.Errorf("ParseTag(%q) = %+v, %v; want %+v", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"any", "win_amd64", "manylinux_2_x86_64", "manylinux_x_17_x86_64", "linux_"} {
+		if _, ok := ParseTag(bad); ok {
+			t.Errorf("ParseTag(%q) accepted", bad)
+		}
+	}
+}
+
+func TestArch(t *testing.T) {
+	for _, tc := range []struct {
+		m    elf.Machine
+		c    elf.Class
+		d    elf.Data
+		want string
+	}{
+		{elf.EM_X86_64, elf.ELFCLASS64, elf.ELFDATA2LSB, "x86_64"},
+		{elf.EM_PPC64, elf.ELFCLASS64, elf.ELFDATA2LSB, "ppc64le"},
+		{elf.EM_PPC64, elf.ELFCLASS64, elf.ELFDATA2MSB, "ppc64"},
+		{elf.EM_S390, elf.ELFCLASS64, elf.ELFDATA2MSB, "s390x"},
+		{elf.EM_ARM, elf.ELFCLASS32, elf.ELFDATA2LSB, "armv7l"},
+		{elf.EM_386, elf.ELFCLASS32, elf.ELFDATA2LSB, "i686"},
+		{elf.EM_MIPS, elf.ELFCLASS32, elf.ELFDATA2LSB, ""},
+	} {
+		if got := Arch(tc.m, tc.c, tc.d); got != tc.want {
+			t.Errorf("Arch(%v) = %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}
+
+func TestVersionLess(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{{"GLIBC_2.9", "GLIBC_2.17", true}, {"GLIBC_2.17", "GLIBC_2.9", false}, {"GLIBC_2.2", "GLIBC_2.2.5", true}, {"GLIBCXX_3.4.30", "GLIBCXX_3.4.30", false}} {
+		if got := versionLess(tc.a, tc.b); got != tc.want {
+			t.Errorf("versionLess(%s, %s) = %v", tc.a, tc.b, got)
+		}
+	}
+}
