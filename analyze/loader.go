@@ -121,6 +121,7 @@ const (
 	ViaRunpath     Via = "DT_RUNPATH"
 	ViaCache       Via = "ld.so.cache"
 	ViaDefault     Via = "default directories"
+	ViaLoaded      Via = "already loaded" // mapped before under that name
 )
 
 // Resolution is the outcome of one DT_NEEDED lookup.

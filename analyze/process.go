@@ -62,6 +62,10 @@ type Process struct {
 	unique map[string]*elfobj.Object
 	// Missing holds DT_NEEDED entries that could not be found.
 	Missing []Edge
+	// Deps holds each mapped object's DT_NEEDED entries, in order, and
+	// where each led (ViaLoaded: to an object already mapped under that
+	// name; no Object: not found).
+	Deps map[*elfobj.Object][]Resolution
 }
 
 // Edge is one DT_NEEDED entry and where it led.
@@ -75,6 +79,7 @@ func NewProcess(l *Loader) *Process {
 	return &Process{
 		loader: l,
 		byName: map[string]*elfobj.Object{},
+		Deps:   map[*elfobj.Object][]Resolution{},
 		global: map[*elfobj.Object]bool{},
 		opened: map[*elfobj.Object]int{},
 		pos:    map[*elfobj.Object]int{},
@@ -125,16 +130,22 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	p.loader.Prefetch([]*elfobj.Object{root})
 	for i := 0; i < len(list); i++ {
 		o := list[i]
+		_, seen := p.Deps[o]
 		for _, need := range o.Needed {
 			dep := p.byName[need]
 			if dep == nil {
 				res := p.loader.Resolve(o, chain(parent, o), need)
+				if !seen {
+					p.Deps[o] = append(p.Deps[o], res)
+				}
 				if res.Object == nil {
 					p.Missing = append(p.Missing, Edge{From: o, Resolution: res})
 					continue
 				}
 				dep = res.Object
 				p.name(dep, need)
+			} else if !seen {
+				p.Deps[o] = append(p.Deps[o], Resolution{Name: need, Object: dep, Via: ViaLoaded})
 			}
 			if !in[dep] {
 				in[dep] = true

@@ -32,7 +32,7 @@ type command struct {
 	run     func(c *command, a *app, args []string) int
 }
 
-var commands = []*command{scanCmd, conflictsCmd, retentionCmd, whyCmd, checkCmd, lintCmd, rulesCmd, explainCmd, versionCmd}
+var commands = []*command{scanCmd, treeCmd, conflictsCmd, retentionCmd, whyCmd, checkCmd, lintCmd, rulesCmd, explainCmd, versionCmd}
 
 // app carries the process's streams so tests can run commands in-process.
 type app struct {

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"debug/elf"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/ldcache"
+)
+
+var treeCmd = &command{
+	name:    "tree",
+	args:    "[flags] PATH...",
+	summary: "the resolved DT_NEEDED tree of each object, as glibc's loader finds it",
+	help: `Prints, for each shared object or program (a file, every ELF of a directory, every
+entry of a wheel), its DT_NEEDED tree as glibc's loader resolves it, without running
+anything: each library with the path found and how (DT_RPATH, LD_LIBRARY_PATH,
+DT_RUNPATH with $ORIGIN expanded, ld.so.cache, the default directories), or "not found"
+with the paths tried. Like lddtree or libtree; the set of libraries equals what ldd
+prints. A library already shown is not expanded again, so cycles end.
+
+--installed judges a package as installed on another machine: search paths that point
+into the build machine (absolute, not $ORIGIN-relative, not a system directory) are
+skipped, as etlink check does. --library-path plays LD_LIBRARY_PATH (not read from
+the environment, so that the answer does not depend on the shell).
+
+Exit codes: 0 every DT_NEEDED found, 1 some not found, 2 usage error or unreadable input.
+
+Examples:
+  etlink tree /usr/lib/python3/dist-packages/torch/lib/libtorch_cpu.so
+  etlink tree dist/executorch-1.0-cp311-cp311-manylinux_2_28_x86_64.whl --installed
+  etlink tree build/lib/libexecutorch.so --library-path build/lib --format json`,
+	run: runTree,
+}
+
+// treeReport is tree's JSON.
+type treeReport struct {
+	SchemaVersion int             `json:"schema_version"`
+	Tool          finding.Tool    `json:"tool"`
+	Command       string          `json:"command"`
+	Inputs        []finding.Input `json:"inputs"`
+	Trees         []*treeNode     `json:"trees"`
+}
+
+// treeNode is one object of a tree: a root, or a DT_NEEDED entry and what
+// it resolved to.
+type treeNode struct {
+	// Name is the DT_NEEDED string (empty for a root).
+	Name string `json:"name,omitempty"`
+	// Path is the file found; empty when not found.
+	Path string `json:"path,omitempty"`
+	// Via is how it was found (DT_RUNPATH, ld.so.cache, already loaded, ...),
+	// Dir the search directory as written.
+	Via   string   `json:"via,omitempty"`
+	Dir   string   `json:"dir,omitempty"`
+	Tried []string `json:"tried,omitempty"`
+	// Repeat marks an object shown earlier in the tree: not expanded again.
+	Repeat bool        `json:"repeat,omitempty"`
+	Needed []*treeNode `json:"needed,omitempty"`
+}
+
+func runTree(c *command, a *app, args []string) int {
+	out := &outputFlags{formats: []string{"text", "json"}}
+	var libPath string
+	var installed bool
+	fs, _, code, ok := c.parseReporting(a, args, out, flagFunc(func(fs *pflag.FlagSet) {
+		fs.StringVar(&libPath, "library-path", "", "directories searched as LD_LIBRARY_PATH would be (colon-separated)")
+		fs.BoolVar(&installed, "installed", false, "skip search paths into the build machine, as once installed elsewhere")
+	}))
+	if !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		a.errorf("tree: no PATH given\nRun 'etlink tree --help' for usage.")
+		return exitError
+	}
+	// The search expands $ORIGIN and compares paths: absolute paths make
+	// the inputs the files the search finds.
+	var paths []string
+	for _, p := range fs.Args() {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = p
+		}
+		paths = append(paths, abs)
+	}
+	objs, inputs, _ := a.readInputs(paths, elfobj.Options{})
+	cache, err := ldcache.Load("/etc/ld.so.cache")
+	if err != nil {
+		a.notef("no ld.so.cache (%v): searching default directories only", err)
+	}
+	l := analyze.NewLoader(cache, objs)
+	l.Relocated = installed
+	if libPath != "" {
+		l.LibraryPath = strings.Split(libPath, ":")
+	}
+	var trees []*treeNode
+	missing := false
+	for _, o := range objs {
+		if o.Type != elf.ET_DYN && o.Type != elf.ET_EXEC {
+			continue
+		}
+		t := resolvedTree(l, o)
+		missing = missing || hasMissing(t)
+		trees = append(trees, t)
+	}
+	if out.format == "json" {
+		if trees == nil {
+			trees = []*treeNode{}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(treeReport{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version},
+			Command: "tree", Inputs: inputs, Trees: trees}); err != nil {
+			a.errorf("tree: %v", err)
+			return exitError
+		}
+	} else {
+		for i, t := range trees {
+			if i > 0 {
+				fmt.Fprintln(a.stdout)
+			}
+			printTree(a, t, 0)
+		}
+	}
+	switch {
+	case a.inputErrors > 0:
+		return exitError
+	case missing:
+		return exitFindings
+	}
+	return exitOK
+}
+
+// resolvedTree maps root into a fresh process, as dlopen or exec would,
+// and returns its DT_NEEDED tree: each object expanded where it first
+// appears, depth first in DT_NEEDED order.
+func resolvedTree(l *analyze.Loader, root *elfobj.Object) *treeNode {
+	p := analyze.NewProcess(l)
+	p.Dlopen(root, true)
+	// How each object was found: where the loader first searched for it
+	// (the tree shows it first wherever depth first order meets it).
+	found := map[*elfobj.Object]analyze.Resolution{}
+	for _, deps := range p.Deps {
+		for _, res := range deps {
+			if res.Object != nil && res.Via != analyze.ViaLoaded {
+				found[res.Object] = res
+			}
+		}
+	}
+	shown := map[*elfobj.Object]bool{root: true}
+	var expand func(o *elfobj.Object) []*treeNode
+	expand = func(o *elfobj.Object) []*treeNode {
+		var out []*treeNode
+		for _, res := range p.Deps[o] {
+			n := &treeNode{Name: res.Name, Via: string(res.Via), Dir: res.Dir, Tried: res.Tried}
+			if res.Object == nil {
+				out = append(out, n)
+				continue
+			}
+			n.Path = res.Object.Path
+			if res.Via == analyze.ViaLoaded {
+				first := found[res.Object]
+				n.Via, n.Dir = string(first.Via), first.Dir
+			}
+			if shown[res.Object] {
+				n.Repeat = true
+			} else {
+				shown[res.Object] = true
+				n.Needed = expand(res.Object)
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	return &treeNode{Path: root.Path, Needed: expand(root)}
+}
+
+func hasMissing(t *treeNode) bool {
+	for _, n := range t.Needed {
+		if n.Path == "" || hasMissing(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func printTree(a *app, t *treeNode, depth int) {
+	pad := strings.Repeat("    ", depth)
+	switch {
+	case t.Name == "":
+		fmt.Fprintln(a.stdout, displayPath(t.Path))
+	case t.Path == "":
+		line := fmt.Sprintf("%s%s => not found", pad, t.Name)
+		if len(t.Tried) > 0 {
+			line += " (tried " + strings.Join(t.Tried, ", ") + ")"
+		}
+		fmt.Fprintln(a.stdout, line)
+	default:
+		line := fmt.Sprintf("%s%s => %s", pad, t.Name, displayPath(t.Path))
+		switch {
+		case t.Repeat:
+			line += " [shown above]"
+		case t.Dir != "" && t.Via != string(analyze.ViaCache):
+			line += " [" + t.Via + " " + t.Dir + "]"
+		case t.Via != "":
+			line += " [" + t.Via + "]"
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
+	for _, n := range t.Needed {
+		printTree(a, n, depth+1)
+	}
+}
+
+// displayPath is p relative to the current directory when inside it.
+func displayPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/etlink/etlink/internal/testenv"
+)
+
+// TestTreeMatchesLdd holds etlink tree to glibc's loader: for every ELF
+// file Debian's torch ships, and every library of their closure, the set of
+// libraries it resolves (name and file) equals what ldd, which runs ld.so in
+// trace mode, prints.
+func TestTreeMatchesLdd(t *testing.T) {
+	testenv.NeedTools(t, "ldd")
+	testenv.NeedFiles(t, filepath.Join(debianTorch, "lib", "libtorch_cpu.so"))
+	_, out, errs := runCLI(t, "tree", debianTorch, "--format", "json", "-q")
+	var r treeReport
+	decodeJSON(t, out, &r)
+	if len(r.Trees) < 5 {
+		t.Fatalf("%d trees for torch (stderr %s)", len(r.Trees), errs)
+	}
+	// The closure's own libraries, each a root of its own.
+	closure := map[string]bool{}
+	for _, tr := range r.Trees {
+		for name := range resolvedSet(tr) {
+			if p := resolvedSet(tr)[name]; p != "" && !strings.HasPrefix(p, debianTorch) {
+				closure[p] = true
+			}
+		}
+	}
+	var extra []string
+	for p := range closure {
+		extra = append(extra, p)
+	}
+	sort.Strings(extra)
+	_, out, _ = runCLI(t, append([]string{"tree", "--format", "json", "-q"}, extra...)...)
+	var more treeReport
+	decodeJSON(t, out, &more)
+	trees := append(r.Trees, more.Trees...)
+
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	compared := 0
+	for _, tr := range trees {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			want, ok := lddSet(t, tr.Path)
+			if !ok {
+				return // another machine's code: ldd cannot trace it
+			}
+			got := resolvedSet(tr)
+			mu.Lock()
+			defer mu.Unlock()
+			compared++
+			for name, wp := range want {
+				if gp, ok := got[name]; !ok || realPath(gp) != realPath(wp) {
+					t.Errorf("%s: ldd resolves %s to %q, etlink tree to %q", tr.Path, name, wp, gp)
+				}
+			}
+			for name, gp := range got {
+				if _, ok := want[name]; !ok {
+					t.Errorf("%s: etlink tree resolves %s to %q, ldd lists no such library", tr.Path, name, gp)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if compared < len(r.Trees)+100 {
+		t.Errorf("compared %d objects; torch's closure on Debian has some 290", compared)
+	}
+	t.Logf("%d objects (%d of torch, %d of its closure) agree with ldd", compared, len(r.Trees), len(more.Trees))
+}
+
+// resolvedSet flattens a tree into DT_NEEDED name -> file ("" when not
+// found), leaving out the dynamic loader, which ldd prints as the
+// interpreter.
+func resolvedSet(tr *treeNode) map[string]string {
+	out := map[string]string{}
+	var walk func(n *treeNode)
+	walk = func(n *treeNode) {
+		for _, c := range n.Needed {
+			if !strings.HasPrefix(c.Name, "ld-linux") {
+				out[c.Name] = c.Path
+			}
+			walk(c)
+		}
+	}
+	walk(tr)
+	return out
+}
+
+// lddSet runs ldd on file and reads its "name => path" lines ("" for not
+// found); ok is false when ldd cannot trace the file.
+func lddSet(t *testing.T, file string) (map[string]string, bool) {
+	cmd := exec.Command("ldd", file)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")} // no LD_LIBRARY_PATH
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	set := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(strings.TrimSpace(sc.Text()), " => ")
+		if !ok || strings.HasPrefix(name, "ld-linux") {
+			continue
+		}
+		if rest == "not found" {
+			set[name] = ""
+			continue
+		}
+		path, _, _ := strings.Cut(rest, " (")
+		set[name] = path
+	}
+	return set, true
+}
+
+func realPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// TestTreeNotFound: a DT_NEEDED nothing provides is "not found" with the
+// paths tried, and the exit code says so.
+func TestTreeNotFound(t *testing.T) {
+	testenv.NeedTools(t, "gcc")
+	dir := t.TempDir()
+	dep := filepath.Join(dir, "libgone.so")
+	sh(t, "-c", "cd "+dir+" && echo 'int gone(void){return 1;}' > gone.c && gcc -shared -fPIC -o libgone.so gone.c && "+
+		"echo 'int gone(void); int f(void){return gone();}' > f.c && gcc -shared -fPIC -o libf.so f.c -Wl,--no-as-needed -L. -lgone -Wl,-rpath,'$ORIGIN/lib'")
+	if err := os.Remove(dep); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "tree", filepath.Join(dir, "libf.so"), "-q")
+	if code != exitFindings || !strings.Contains(out, "libgone.so => not found (tried "+filepath.Join(dir, "lib", "libgone.so")) {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func decodeJSON(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("JSON does not decode: %v\n%.2000s", err, out)
+	}
+}
