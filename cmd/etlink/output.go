@@ -175,6 +175,22 @@ func (a *app) inputList(paths []string, objs []*elfobj.Object, errs []error) ([]
 	return inputs, dangling
 }
 
+// envelope is the head of every JSON document a command writes that is not
+// a finding report (scan, tree, why), the same as the report's.
+type envelope struct {
+	SchemaVersion int             `json:"schema_version"`
+	Tool          finding.Tool    `json:"tool"`
+	Command       string          `json:"command"`
+	Inputs        []finding.Input `json:"inputs"`
+}
+
+func newEnvelope(command string, inputs []finding.Input) envelope {
+	if inputs == nil {
+		inputs = []finding.Input{}
+	}
+	return envelope{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version}, Command: command, Inputs: inputs}
+}
+
 // emit writes the report and returns the exit code.
 func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) int {
 	r.SchemaVersion = finding.SchemaVersion

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/etlink/etlink/elfobj"
-	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/report"
 )
 
@@ -28,11 +27,8 @@ Examples:
 
 // scanReport is scan's JSON: the finding report's envelope with objects.
 type scanReport struct {
-	SchemaVersion int              `json:"schema_version"`
-	Tool          finding.Tool     `json:"tool"`
-	Command       string           `json:"command"`
-	Inputs        []finding.Input  `json:"inputs"`
-	Objects       []*elfobj.Object `json:"objects"`
+	envelope
+	Objects []*elfobj.Object `json:"objects"`
 }
 
 func runScan(c *command, a *app, args []string) int {
@@ -47,8 +43,7 @@ func runScan(c *command, a *app, args []string) int {
 	}
 	objs, inputs, _ := a.readInputs(fs.Args(), elfobj.Options{})
 	if out.format == "json" {
-		head := scanReport{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version},
-			Command: "scan", Inputs: inputs, Objects: []*elfobj.Object{}}
+		head := scanReport{envelope: newEnvelope("scan", inputs), Objects: []*elfobj.Object{}}
 		err := report.EncodeJSON(a.stdout, &head, "objects", objs)
 		if err != nil {
 			a.errorf("scan: %v", err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/elfobj"
-	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/ldcache"
 )
 
@@ -43,11 +42,8 @@ Examples:
 
 // treeReport is tree's JSON.
 type treeReport struct {
-	SchemaVersion int             `json:"schema_version"`
-	Tool          finding.Tool    `json:"tool"`
-	Command       string          `json:"command"`
-	Inputs        []finding.Input `json:"inputs"`
-	Trees         []*treeNode     `json:"trees"`
+	envelope
+	Trees []*treeNode `json:"trees"`
 }
 
 // treeNode is one object of a tree: a root, or a DT_NEEDED entry and what
@@ -119,8 +115,7 @@ func runTree(c *command, a *app, args []string) int {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(treeReport{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version},
-			Command: "tree", Inputs: inputs, Trees: trees}); err != nil {
+		if err := enc.Encode(treeReport{envelope: newEnvelope("tree", inputs), Trees: trees}); err != nil {
 			a.errorf("tree: %v", err)
 			return exitError
 		}

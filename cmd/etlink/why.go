@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/rules"
 	"github.com/spf13/pflag"
 )
@@ -33,13 +32,10 @@ Examples:
 
 // whyReport is why's JSON.
 type whyReport struct {
-	SchemaVersion int             `json:"schema_version"`
-	Tool          finding.Tool    `json:"tool"`
-	Command       string          `json:"command"`
-	Name          string          `json:"name"`
-	In            string          `json:"in,omitempty"`
-	Inputs        []finding.Input `json:"inputs"`
-	Chains        []rules.Chain   `json:"chains"`
+	envelope
+	Name   string        `json:"name"`
+	In     string        `json:"in,omitempty"`
+	Chains []rules.Chain `json:"chains"`
 }
 
 func runWhy(c *command, a *app, args []string) int {
@@ -73,8 +69,7 @@ func runWhy(c *command, a *app, args []string) int {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(whyReport{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version},
-			Command: "why", Name: name, In: in, Inputs: inputs, Chains: chains}); err != nil {
+		if err := enc.Encode(whyReport{envelope: newEnvelope("why", inputs), Name: name, In: in, Chains: chains}); err != nil {
 			a.errorf("why: %v", err)
 			return exitError
 		}
