@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/linkline"
 	"github.com/etlink/etlink/linkmap"
@@ -151,7 +152,7 @@ func exists(p string) bool {
 
 // isMap peeks at a file for a linker map's opening.
 func isMap(p string) bool {
-	f, err := os.Open(p)
+	f, _, err := datafile.Open(p)
 	if err != nil {
 		return false
 	}
@@ -192,7 +193,7 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 			}
 			return nil
 		}
-		f, err := os.Open(p)
+		f, _, err := datafile.Open(p)
 		if err != nil {
 			return []error{err}
 		}

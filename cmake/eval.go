@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // Bounds on evaluation, so that a hostile or broken tree ends promptly.
@@ -294,15 +296,10 @@ func (e *evaluator) load(abs string) *listFile {
 		e.errs = append(e.errs, err)
 		return lf
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return fail(err)
+	src, err := datafile.ReadFile(abs, MaxFileSize)
+	if errors.Is(err, datafile.ErrTooLarge) {
+		return fail(&SyntaxError{File: disp, Line: 1, Col: 1, Msg: fmt.Sprintf("larger than the %d bytes etlink reads", MaxFileSize)})
 	}
-	if fi.Size() > MaxFileSize {
-		return fail(&SyntaxError{File: disp, Line: 1, Col: 1,
-			Msg: fmt.Sprintf("file is %d bytes, larger than the %d etlink reads", fi.Size(), MaxFileSize)})
-	}
-	src, err := os.ReadFile(abs)
 	if err != nil {
 		return fail(err)
 	}

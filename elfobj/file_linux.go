@@ -18,7 +18,9 @@ type fdFile struct {
 
 // openRead opens p for reading; it returns the file's size and type.
 func openRead(p string) (readFile, int64, fs.FileMode, error) {
-	fd, err := retry(func() (int, error) { return syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0) })
+	fd, err := retry(func() (int, error) {
+		return syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	})
 	if err != nil {
 		return nil, 0, 0, &fs.PathError{Op: "open", Path: p, Err: err}
 	}

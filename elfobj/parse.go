@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // elfMagic starts every ELF image.
@@ -20,7 +21,7 @@ func IsELF(head []byte) bool { return bytes.HasPrefix(head, elfMagic) }
 
 // IsELFFile reports whether the file p starts with the ELF magic.
 func IsELFFile(p string) bool {
-	f, err := os.Open(p)
+	f, _, err := datafile.Open(p)
 	if err != nil {
 		return false
 	}

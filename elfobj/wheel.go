@@ -8,9 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // Limits bound what reading one wheel may decompress into memory. Entries are
@@ -58,12 +59,11 @@ type WheelEntry struct {
 // ListWheel lists the entries of the wheel at path without decompressing
 // anything: rules about entry modes and tags need no data.
 func ListWheel(path string) ([]WheelEntry, error) {
-	f, err := os.Open(path)
+	f, fi, err := datafile.Open(path)
 	if err != nil {
 		return nil, ioError(path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
 		return nil, ioError(path, err)
 	}

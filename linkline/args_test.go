@@ -85,7 +85,7 @@ func TestParseArgsImplicit(t *testing.T) {
 		want          []string
 		defaultAsNeed *bool
 	}{
-		{name: "g++", args: "g++ a.o -o x", defaultAN: true, source: "gcc -dumpspecs of g++",
+		{name: "g++", args: "g++ a.o -o x", defaultAN: true, source: "gcc link spec of g++",
 			want: []string{"a.o object as-needed", "+-lstdc++ shared as-needed", "+-lm script as-needed",
 				"+-lgcc_s script as-needed", "+-lgcc archive as-needed", "+-lc script as-needed",
 				"+-lgcc_s script as-needed", "+-lgcc archive as-needed"}},
@@ -136,7 +136,7 @@ func TestParseArgsImplicit(t *testing.T) {
 			want: []string{"a.o object as-needed"}},
 		{name: "relocatable", args: "g++ -r a.o -o y.o", defaultAN: true,
 			want: []string{"a.o object as-needed"}},
-		{name: "upstream-gcc", args: "g++ a.o -o x", specs: "upstream", defaultAN: false, source: "gcc -dumpspecs of g++",
+		{name: "upstream-gcc", args: "g++ a.o -o x", specs: "upstream", defaultAN: false, source: "gcc link spec of g++",
 			want: []string{"a.o object default", "+-lstdc++ shared default", "+-lm script default",
 				"+-lgcc_s script default", "+-lgcc archive default", "+-lc script default",
 				"+-lgcc_s script default", "+-lgcc archive default"}},

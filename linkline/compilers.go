@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // compiler is a language's compiler and where it was read.
@@ -62,7 +64,7 @@ func recordedCompilers(top, version string, c compilers) {
 		if m == nil {
 			continue
 		}
-		f, err := os.Open(filepath.Join(dir, e.Name()))
+		f, _, err := datafile.Open(filepath.Join(dir, e.Name()))
 		if err != nil {
 			continue
 		}
@@ -89,7 +91,7 @@ func modTime(p string) int64 {
 // cacheCompilers reads CMAKE_<LANG>_COMPILER entries from the build
 // directory's CMakeCache.txt (NAME:TYPE=VALUE lines).
 func cacheCompilers(top string, c compilers) {
-	f, err := os.Open(filepath.Join(top, "CMakeCache.txt"))
+	f, _, err := datafile.Open(filepath.Join(top, "CMakeCache.txt"))
 	if err != nil {
 		return
 	}

@@ -38,7 +38,8 @@
 // text for linker scripts such as Debian's libc.so).
 //
 // Driver defaults: the state a gcc driver starts the linker in and the
-// libraries it appends come from the driver's own specs (gcc -dumpspecs,
+// libraries it appends come from the driver's own specs (its *link spec
+// read from the driver file, upstream GCC's link_command around it,
 // evaluated for the command's switches): Debian's and Ubuntu's gcc put
 // %{!fsanitize=*:--as-needed} in *link:, so --as-needed is in force from
 // the first input unless the line says -Wl,--no-as-needed. After the
@@ -72,9 +73,12 @@
 //   - in the File API, objects of OBJECT libraries ($<TARGET_OBJECTS>),
 //     which the codemodel does not list for the linking target.
 //
-// Only compiler drivers named like gcc (gcc, g++, cc, c++, with a target
-// prefix or version suffix) are ever run, with -dumpspecs and
-// -print-search-dirs, and clang with -print-search-dirs: once per process
-// each, under a timeout. Tests inject Options.Specs and Options.SearchDirs
-// instead.
+// Nothing a build tree names is ever run: a tree is untrusted, and its
+// "gcc" may be any program. The *link spec is the string of a gcc driver's
+// read-only data that passes -dynamic-linker and -shared (only a regular
+// file, at most 64 MB, is read); the library dirs are GCC's Debian layout
+// for the driver's target and version (/usr/lib/gcc[-cross]/TRIPLE/VER,
+// /usr/TRIPLE/lib, the multiarch dirs). Both are held to the real drivers'
+// -dumpspecs and -print-search-dirs in the tests. Tests inject
+// Options.Specs and Options.SearchDirs for canned drivers.
 package linkline

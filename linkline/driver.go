@@ -1,16 +1,19 @@
 package linkline
 
 import (
-	"context"
+	"bytes"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // toolKind is what argv[0] of a command is.
@@ -111,48 +114,91 @@ func linkerName(s string) string {
 // isCXXDriver reports whether the driver links C++ (adds -lstdc++ -lm).
 func isCXXDriver(name string) bool { return strings.HasSuffix(name, "++") }
 
-// execTimeout bounds each query of a driver (-dumpspecs, -print-search-dirs).
-const execTimeout = 10 * time.Second
+// A driver named by a build tree is never run: the tree is untrusted, and
+// its "gcc" may be anything. What etlink needs of it is read from the file.
 
-// driverCache keeps what drivers answered, per program, for the process.
+// driverCache keeps what was read of each driver, for the process.
 var driverCache = struct {
 	sync.Mutex
-	specs map[string]execResult
-	dirs  map[string][]string
-}{specs: map[string]execResult{}, dirs: map[string][]string{}}
+	specs map[string]readResult
+}{specs: map[string]readResult{}}
 
-type execResult struct {
+type readResult struct {
 	out string
 	err error
 }
 
-func runDriver(driver string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, driver, args...).Output()
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", driver, strings.Join(args, " "), err)
-	}
-	return string(out), nil
-}
+// maxDriverSize bounds the driver file read for its specs (gcc's driver is
+// about 1 MB; a larger file is not one).
+const maxDriverSize = 64 << 20
 
-// defaultSpecs runs DRIVER -dumpspecs once per driver.
+// defaultSpecs gives a gcc driver's link model without running it: the
+// *link spec it was built with (the one that says --as-needed on Debian
+// and Ubuntu) is a string in the driver's read-only data; the rest of the
+// model is upstream GCC's (gccSpecText), which distributions do not patch
+// in what concerns library order and state.
 func defaultSpecs(driver string) (string, error) {
 	driverCache.Lock()
 	defer driverCache.Unlock()
 	if r, ok := driverCache.specs[driver]; ok {
 		return r.out, r.err
 	}
-	out, err := runDriver(driver, "-dumpspecs")
-	if err == nil && !strings.Contains(out, "*link_command:") {
-		err = fmt.Errorf("%s -dumpspecs: no *link_command: spec in its output", driver)
+	link, err := builtinLinkSpec(driver)
+	var out string
+	if err == nil {
+		out = replaceSpec(gccSpecText, "link", link)
 	}
-	driverCache.specs[driver] = execResult{out, err}
+	driverCache.specs[driver] = readResult{out, err}
 	return out, err
 }
 
-// defaultSearchDirs asks a gcc or clang driver for its library dirs
-// (-print-search-dirs), falling back to Debian's.
+// builtinLinkSpec finds LINK_SPEC in a gcc driver: the string of its
+// read-only data that passes -dynamic-linker and -shared.
+func builtinLinkSpec(driver string) (string, error) {
+	f, fi, err := datafile.Open(driver)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	switch {
+	case fi.Size() > maxDriverSize:
+		return "", fmt.Errorf("%s: %d bytes, too large for a compiler driver", driver, fi.Size())
+	}
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", driver, err)
+	}
+	sec := ef.Section(".rodata")
+	if sec == nil || sec.Type == elf.SHT_NOBITS || sec.Size > maxDriverSize {
+		return "", fmt.Errorf("%s: no .rodata", driver)
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return "", fmt.Errorf("%s: .rodata: %w", driver, err)
+	}
+	for _, str := range bytes.Split(data, []byte{0}) {
+		if bytes.Contains(str, []byte("-dynamic-linker")) && bytes.Contains(str, []byte("%{shared:-shared}")) {
+			return string(str), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no built-in link spec (-dynamic-linker, %%{shared:-shared}) in its read-only data: not a gcc driver", driver)
+}
+
+// replaceSpec sets spec name in a spec file's text.
+func replaceSpec(text, name, value string) string {
+	head := "*" + name + ":\n"
+	at := strings.Index(text, head)
+	if at < 0 {
+		return text + head + value + "\n\n"
+	}
+	end := strings.Index(text[at+len(head):], "\n\n")
+	return text[:at+len(head)] + value + text[at+len(head)+end:]
+}
+
+// defaultSearchDirs are the library dirs a gcc or clang driver gives the
+// linker, as GCC lays them out on Debian for the driver's target and
+// version (read from the driver's file name or the installed
+// /usr/lib/gcc*/TRIPLE/VERSION), not asked from the driver.
 func defaultSearchDirs(driver string, kind toolKind, triple string) []string {
 	if kind == toolLinker {
 		return linkerDefaultDirs(linkerName(driver), triple)
@@ -160,29 +206,67 @@ func defaultSearchDirs(driver string, kind toolKind, triple string) []string {
 	if kind != toolGCC && kind != toolClang {
 		return debianDirs(triple)
 	}
-	driverCache.Lock()
-	defer driverCache.Unlock()
-	if d, ok := driverCache.dirs[driver]; ok {
-		return d
+	if triple == "" {
+		triple = hostTriple()
 	}
-	out, err := runDriver(driver, "-print-search-dirs")
-	var dirs []string
-	if err == nil {
-		for _, line := range strings.Split(out, "\n") {
-			if rest, ok := strings.CutPrefix(line, "libraries: ="); ok {
-				for _, d := range filepath.SplitList(rest) {
-					if d != "" {
-						dirs = append(dirs, filepath.Clean(d))
-					}
-				}
-			}
+	cross := triple != hostTriple()
+	private := "/usr/lib/gcc/" + triple
+	if cross {
+		private = "/usr/lib/gcc-cross/" + triple
+	}
+	v := gccVersion(driver, private)
+	if v == "" {
+		return debianDirs(triple)
+	}
+	usrT := "/usr/" + triple + "/lib"
+	dirs := []string{private + "/" + v, usrT + "/" + triple + "/" + v, usrT + "/" + triple, usrT}
+	system := [][]string{
+		{"/usr/lib/" + triple + "/" + v, "/usr/lib/" + triple, "/usr/lib"},
+		{"/lib/" + triple + "/" + v, "/lib/" + triple, "/lib"},
+	}
+	if cross {
+		system[0], system[1] = system[1], system[0]
+	}
+	return append(append(dirs, system[0]...), system[1]...)
+}
+
+// gccVersion is the GCC version whose private library dir a driver uses:
+// its file name's (x86_64-linux-gnu-gcc-12), else the highest installed.
+func gccVersion(driver, private string) string {
+	if k := strings.LastIndexByte(driver, '-'); k > 0 && isVersion(driver[k+1:]) {
+		if v := driver[k+1:]; dirExists(private + "/" + v) {
+			return v
 		}
 	}
-	if len(dirs) == 0 {
-		dirs = debianDirs(triple)
+	entries, err := os.ReadDir(private)
+	if err != nil {
+		return ""
 	}
-	driverCache.dirs[driver] = dirs
-	return dirs
+	best := ""
+	for _, e := range entries {
+		if e.IsDir() && isVersion(e.Name()) && (best == "" || versionLess(best, e.Name())) {
+			best = e.Name()
+		}
+	}
+	return best
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// versionLess compares dotted versions numerically (9 < 12).
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(as) < len(bs)
 }
 
 // hostTriple is the Debian multiarch triple of this machine.
@@ -237,13 +321,11 @@ var clangSpecs = sync.OnceValue(func() specSet {
 `)
 })
 
-// gccFallbackSpecs is upstream GCC 12's Linux link model (link_command cut
-// down to what adds libraries or linker state), used when a gcc driver
-// cannot be asked for its specs. It has no --as-needed: passing it by
-// default is a distribution patch (Debian, Ubuntu), which only the real
-// driver's specs can show.
-var gccFallbackSpecs = sync.OnceValue(func() specSet {
-	return parseSpecs(`*link:
+// gccSpecText is upstream GCC 12's Linux link model (link_command cut
+// down to what adds libraries or linker state). Its *link has no
+// --as-needed: passing it by default is a distribution patch (Debian,
+// Ubuntu), which defaultSpecs reads from the driver's own *link.
+const gccSpecText = `*link:
 %{static:-static} %{shared:-shared}
 
 *libgcc:
@@ -256,10 +338,12 @@ var gccFallbackSpecs = sync.OnceValue(func() specSet {
 %{static|static-pie:--start-group} %G %{!nolibc:%L}    %{static|static-pie:--end-group}%{!static:%{!static-pie:%G}}
 
 *link_command:
-%{!fsyntax-only:%{!c:%{!M:%{!MM:%{!E:%{!S: %l %{static|shared|r:;!no-pie:-pie} %{!nostdlib:%{!r:%{!nodefaultlibs:%{%:sanitize(address):%{static-libasan:%{!shared:-Bstatic --whole-archive -lasan --no-whole-archive -Bdynamic}}%{!static-libasan:--push-state --no-as-needed -lasan --pop-state}} %{%:sanitize(hwaddress):%{static-libhwasan:%{!shared:-Bstatic --whole-archive -lhwasan --no-whole-archive -Bdynamic}}%{!static-libhwasan:--push-state --no-as-needed -lhwasan --pop-state}} %{%:sanitize(thread):%{static-libtsan:%{!shared:-Bstatic --whole-archive -ltsan --no-whole-archive -Bdynamic}}%{!static-libtsan:--push-state --no-as-needed -ltsan --pop-state}} %{%:sanitize(leak):%{static-liblsan:%{!shared:-Bstatic --whole-archive -llsan --no-whole-archive -Bdynamic}}%{!static-liblsan:--push-state --no-as-needed -llsan --pop-state}}}}} %o %{fopenacc|fopenmp:%(link_gomp)} %{fgnu-tm:%(link_itm)} %{fprofile-arcs|fprofile-generate*|coverage:-lgcov} %{!nostdlib:%{!r:%{!nodefaultlibs:%{%:sanitize(undefined):%{static-libubsan:-Bstatic} %{!static-libubsan:--push-state --no-as-needed} -lubsan  %{static-libubsan:-Bdynamic} %{!static-libubsan:--pop-state}}}}} %{!nostdlib:%{!r:%{!nodefaultlibs:%(link_gcc_c_sequence)}}}}}}}}}
+%{!fsyntax-only:%{!c:%{!M:%{!MM:%{!E:%{!S: %l %{static|shared|r:;!no-pie:-pie} %{!nostdlib:%{!r:%{!nodefaultlibs:%{%:sanitize(address):%{static-libasan:%{!shared:-Bstatic --whole-archive -lasan --no-whole-archive -Bdynamic}}%{!static-libasan:--push-state --no-as-needed -lasan --pop-state}} %{%:sanitize(hwaddress):%{static-libhwasan:%{!shared:-Bstatic --whole-archive -lhwasan --no-whole-archive -Bdynamic}}%{!static-libhwasan:--push-state --no-as-needed -lhwasan --pop-state}} %{%:sanitize(thread):%{static-libtsan:%{!shared:-Bstatic --whole-archive -ltsan --no-whole-archive -Bdynamic}}%{!static-libtsan:--push-state --no-as-needed -ltsan --pop-state}} %{%:sanitize(leak):%{static-liblsan:%{!shared:-Bstatic --whole-archive -llsan --no-whole-archive -Bdynamic}}%{!static-liblsan:--push-state --no-as-needed -llsan --pop-state}}}}} %o %{fopenacc|fopenmp:%:include(libgomp.spec)%(link_gomp)} %{fgnu-tm:%:include(libitm.spec)%(link_itm)} %{fprofile-arcs|fprofile-generate*|coverage:-lgcov} %{!nostdlib:%{!r:%{!nodefaultlibs:%{%:sanitize(undefined):%{static-libubsan:-Bstatic} %{!static-libubsan:--push-state --no-as-needed} -lubsan  %{static-libubsan:-Bdynamic} %{!static-libubsan:--pop-state}}}}} %{!nostdlib:%{!r:%{!nodefaultlibs:%(link_gcc_c_sequence)}}}}}}}}}
 
-`)
-})
+`
+
+// gccFallbackSpecs is the model of a gcc driver whose file cannot be read.
+var gccFallbackSpecs = sync.OnceValue(func() specSet { return parseSpecs(gccSpecText) })
 
 // model works out what the driver adds for these switches, caching per
 // driver and switch set within the session.
@@ -278,7 +362,10 @@ func (s *session) model(driver string, kind toolKind, name string, switches []st
 		switch {
 		case err == nil:
 			m.before, m.after = evalLinkCommand(specs, switches)
-			m.source = "gcc -dumpspecs of " + driver
+			m.source = "gcc link spec of " + driver
+			if s.opt.Specs == nil {
+				m.source += " (read from the file, not run)"
+			}
 			m.moveLibm = true
 		case kind == toolGCC:
 			m.before, m.after = evalLinkCommand(gccFallbackSpecs(), switches)
@@ -294,8 +381,8 @@ func (s *session) model(driver string, kind toolKind, name string, switches []st
 	return m
 }
 
-// specs returns the driver's specs: injected, else from running it. Only
-// programs named like gcc are run; another unknown driver is not.
+// specs returns the driver's specs: injected, else read from the file of
+// a program named like gcc; another unknown driver is not read.
 func (s *session) specs(driver string, kind toolKind) (specSet, error) {
 	if sp, ok := s.specCache[driver]; ok {
 		return sp.specs, sp.err

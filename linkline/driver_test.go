@@ -4,105 +4,83 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/etlink/etlink/internal/testenv"
 )
 
-// TestDebianGCCSpecs checks what the model relies on in the real driver:
-// Debian's gcc passes --as-needed unless -fsanitize=, per its *link: spec.
-func TestDebianGCCSpecs(t *testing.T) {
-	testenv.NeedTools(t, "gcc", "g++")
-	out, err := exec.Command("gcc", "-dumpspecs").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := parseSpecs(string(out))["link"]
-	if !strings.Contains(link, "%{!fsanitize=*:--as-needed}") {
-		t.Errorf("gcc's *link: spec lacks %%{!fsanitize=*:--as-needed}:\n%s", link)
-	}
-	l, err := ParseArgs([]string{"g++", "x.o", "-o", "x"}, Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !l.DefaultAsNeeded || l.DefaultAsNeededSource != "gcc -dumpspecs of g++" {
-		t.Errorf("g++: DefaultAsNeeded %v (%s), want true from its specs", l.DefaultAsNeeded, l.DefaultAsNeededSource)
+// TestDriverReadNotRun holds the model etlink reads from a gcc driver's
+// file (never running it) to the driver itself: for each gcc of this
+// machine and each switch set that changes the link, the library words and
+// --as-needed state of its link equal what the same evaluation gives on
+// the driver's own -dumpspecs; the library dirs equal its
+// -print-search-dirs.
+func TestDriverReadNotRun(t *testing.T) {
+	drivers := []string{"gcc", "g++", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++"}
+	testenv.NeedTools(t, drivers...)
+	switchSets := [][]string{nil, {"shared"}, {"static"}, {"static-libgcc"}, {"shared-libgcc"}, {"pthread"},
+		{"fsanitize=address"}, {"fopenmp"}, {"nostdlib"}, {"shared", "static-libstdc++"}}
+	for _, name := range drivers {
+		driver := realPath(name)
+		text, err := defaultSpecs(driver)
+		if err != nil {
+			t.Fatalf("%s: %v", driver, err)
+		}
+		out, err := exec.Command(driver, "-dumpspecs").Output()
+		if err != nil {
+			t.Fatalf("%s -dumpspecs: %v", driver, err)
+		}
+		read, real := parseSpecs(text), parseSpecs(string(out))
+		for _, sw := range switchSets {
+			rb, ra := evalLinkCommand(read, sw)
+			wb, wa := evalLinkCommand(real, sw)
+			if !slices.Equal(rb, wb) || !slices.Equal(ra, wa) {
+				t.Errorf("%s %v: read from the file: %v ... %v; its -dumpspecs: %v ... %v", name, sw, rb, ra, wb, wa)
+			}
+		}
+		kind, _, triple := classify(driver)
+		got := defaultSearchDirs(driver, kind, triple)
+		out, err = exec.Command(driver, "-print-search-dirs").Output()
+		if err != nil {
+			t.Fatalf("%s -print-search-dirs: %v", driver, err)
+		}
+		var want []string
+		for _, line := range strings.Split(string(out), "\n") {
+			if rest, ok := strings.CutPrefix(line, "libraries: ="); ok {
+				for _, d := range filepath.SplitList(rest) {
+					if d = filepath.Clean(d); d != "." && !slices.Contains(want, d) {
+						want = append(want, d)
+					}
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: library dirs read %v; -print-search-dirs %v", name, got, want)
+		}
 	}
 }
 
-// TestDriverModelMatchesDriver compares, for many flag sets, the inputs the
-// model gives a driver command with those of the linker command the real
-// driver prints (-###): the same libraries in the same order with the same
-// state.
-func TestDriverModelMatchesDriver(t *testing.T) {
-	testenv.NeedTools(t, "gcc", "g++")
-	flagSets := [][]string{
-		{"g++"}, {"g++", "-shared"}, {"g++", "-static"}, {"g++", "-static-pie"},
-		{"gcc"}, {"gcc", "-shared"}, {"gcc", "-shared-libgcc"}, {"gcc", "-static-libgcc"},
-		{"g++", "-fsanitize=address"}, {"g++", "-fsanitize=undefined"}, {"g++", "-fsanitize=thread", "-shared"},
-		{"g++", "-fsanitize=address", "-fno-sanitize=address"},
-		{"g++", "-static-libstdc++"}, {"g++", "-static-libgcc"}, {"g++", "-pthread"},
-		{"g++", "-fopenmp"}, {"g++", "--coverage"}, {"g++", "-nostdlib"}, {"g++", "-nodefaultlibs"},
-		{"g++", "-nolibc"}, {"g++", "-r"},
-		{"g++", "-Wl,--no-as-needed"}, {"g++", "-lm", "-lc"}, {"g++", "-Wl,--push-state,--no-as-needed", "-lm"},
-		{"gcc", "-Wl,--no-as-needed"}, {"g++", "-Wl,-Bstatic"},
-	}
-	if _, err := exec.LookPath("aarch64-linux-gnu-g++"); err == nil {
-		flagSets = append(flagSets, []string{"aarch64-linux-gnu-g++"}, []string{"aarch64-linux-gnu-g++", "-shared"})
-	}
-	if _, err := exec.LookPath("clang++"); err == nil {
-		// Not in CI (clang is not installed there): checked where present.
-		flagSets = append(flagSets, []string{"clang++"}, []string{"clang"}, []string{"clang++", "-shared"},
-			[]string{"clang++", "-static"}, []string{"clang", "-static-libgcc"}, []string{"clang++", "-static-libstdc++"},
-			[]string{"clang", "-Wl,--as-needed"}, []string{"clang++", "-pthread"})
-	}
+// TestDriverNotAGCC: a "gcc" of a build tree that is no gcc (a script, a
+// FIFO, a directory) gives an error naming it, and nothing runs.
+func TestDriverNotAGCC(t *testing.T) {
 	dir := t.TempDir()
-	// clang checks that its inputs exist; gcc -### does not.
-	if err := os.WriteFile(filepath.Join(dir, "x.o"), elfHeader(1), 0o644); err != nil {
+	writeFiles(t, dir, map[string]string{"gcc": "#!/bin/sh\ntouch " + filepath.Join(dir, "ran") + "\n"})
+	script := filepath.Join(dir, "gcc")
+	if err := os.Chmod(script, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, fs := range flagSets {
-		argv := append(append([]string{}, fs...), "x.o", "-o", "x")
-		t.Run(strings.Join(fs, " "), func(t *testing.T) {
-			cmd := exec.Command(argv[0], append([]string{"-###"}, argv[1:]...)...)
-			cmd.Dir = dir
-			out, _ := cmd.CombinedOutput()
-			var line string
-			for _, l := range strings.Split(string(out), "\n") {
-				if strings.Contains(l, "collect2 ") || strings.HasPrefix(strings.TrimSpace(l), `"/usr/bin/ld`) {
-					line = l
-				}
-			}
-			if line == "" {
-				t.Fatalf("no linker line in %s -###:\n%s", argv[0], out)
-			}
-			real, err := ParseCommand(line, Options{Dir: dir})
-			if err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
-			model, err := ParseArgs(argv, Options{Dir: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			keep := func(l *Link) []string {
-				var out []string
-				for _, in := range l.Inputs {
-					arg := strings.TrimPrefix(in.Arg, "-l ")
-					if strings.HasPrefix(arg, "-l") || arg == "x.o" {
-						if !strings.HasPrefix(arg, "-l") {
-							arg = "x.o"
-						}
-						out = append(out, arg+" "+in.Kind.String()+" "+in.State.String())
-					}
-				}
-				return out
-			}
-			equalLines(t, "model (got) vs "+argv[0]+" -### (want):\n"+line, keep(model), keep(real))
-			if model.PIE != real.PIE || model.Shared != real.Shared || model.Relocatable != real.Relocatable {
-				t.Errorf("PIE/Shared/Relocatable: model %v/%v/%v, driver %v/%v/%v",
-					model.PIE, model.Shared, model.Relocatable, real.PIE, real.Shared, real.Relocatable)
-			}
-		})
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo-gcc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, driver := range []string{script, filepath.Join(dir, "fifo-gcc"), dir} {
+		if _, err := defaultSpecs(driver); err == nil || !strings.Contains(err.Error(), driver) {
+			t.Errorf("%s as gcc: %v; want an error naming it", driver, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the script ran")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // ErrFileAPI is wrapped by errors in a CMake File API reply.
@@ -103,7 +105,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 		ctx.config = cfg.Name
 		for _, t := range cfg.Targets {
 			path := filepath.Join(reply, t.JSONFile)
-			data, err := os.ReadFile(path)
+			data, err := datafile.ReadFile(path, datafile.LargeText)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -238,7 +240,7 @@ type faContext struct {
 }
 
 func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := datafile.ReadFile(path, datafile.LargeText)
 	if err != nil {
 		return err
 	}

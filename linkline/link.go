@@ -148,8 +148,9 @@ type Link struct {
 	// in, before the first input written on the line.
 	DefaultAsNeeded bool
 	// DefaultAsNeededSource says how DefaultAsNeeded was decided: "gcc
-	// -dumpspecs of DRIVER", "clang driver", "--default-as-needed", "linker
-	// invoked directly", or "not determined: why".
+	// link spec of DRIVER (read from the file, not run)", "clang driver",
+	// "--default-as-needed", "linker invoked directly", or "not
+	// determined: why".
 	DefaultAsNeededSource string
 	Target                string // CMake target name when known
 	// PythonModule is set when the CMake File API says the target is a

@@ -2,9 +2,10 @@ package linkline
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // ParseLinkTxt parses CMake's CMakeFiles/<target>.dir/link.txt (Makefile
@@ -13,7 +14,7 @@ import (
 // and Dir is the build directory that holds CMakeFiles, where make runs
 // the commands (unless opt.Dir says otherwise).
 func ParseLinkTxt(path string, opt Options) (*Link, error) {
-	data, err := os.ReadFile(path)
+	data, err := datafile.ReadFile(path, datafile.SmallText)
 	if err != nil {
 		return nil, err
 	}

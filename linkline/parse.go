@@ -16,12 +16,12 @@ type Options struct {
 	// DefaultAsNeeded overrides the driver's default (user flag
 	// --default-as-needed=on|off); nil = ask the driver.
 	DefaultAsNeeded *bool
-	// Specs returns the driver's `-dumpspecs` output; nil = run DRIVER
-	// -dumpspecs (cached per driver, with a timeout; only programs named
-	// like gcc are run); tests inject canned specs.
+	// Specs returns the driver's specs as `-dumpspecs` prints them; nil =
+	// read the driver's *link spec from its file (programs named like gcc
+	// only; never run); tests inject canned specs.
 	Specs func(driver string) (string, error)
 	// SearchDirs returns the system library dirs for -l resolution; nil =
-	// DRIVER -print-search-dirs (cached), falling back to Debian defaults.
+	// GCC's Debian layout for the driver's target and version.
 	SearchDirs func(driver string) []string
 }
 

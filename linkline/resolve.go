@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // kindByName classifies a path by its name: .o, .a, .so and .so.N.
@@ -48,7 +50,7 @@ func isSourceFile(p string) bool {
 // and text (a linker script, as Debian's libc.so is). ok is false when the
 // file cannot be read.
 func sniff(p string) (Kind, bool) {
-	f, err := os.Open(p)
+	f, _, err := datafile.Open(p)
 	if err != nil {
 		return KindUnknown, false
 	}

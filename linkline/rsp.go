@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // maxRspDepth bounds response files nested in response files.
@@ -174,5 +176,5 @@ func readInput(path string) ([]byte, error) {
 	if fi.Size() > maxInputSize {
 		return nil, fmt.Errorf("%s: %d bytes is more than %d", path, fi.Size(), maxInputSize)
 	}
-	return os.ReadFile(path)
+	return datafile.ReadFile(path, datafile.SmallText)
 }

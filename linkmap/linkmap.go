@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // Format is the linker that wrote a map.
@@ -218,7 +219,7 @@ const MaxLine = 16 << 20
 
 // ParseFile parses the map file at path.
 func ParseFile(path string) (*Map, error) {
-	f, err := os.Open(path)
+	f, _, err := datafile.Open(path)
 	if err != nil {
 		return nil, err
 	}

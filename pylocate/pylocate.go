@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
 )
 
@@ -365,7 +366,7 @@ func Version(dir, pkg string) (version string, ok bool) {
 			meta = filepath.Join(found, "PKG-INFO")
 		}
 	}
-	data, err := os.ReadFile(meta)
+	data, err := datafile.ReadFile(meta, datafile.SmallText)
 	if err != nil {
 		return "", false
 	}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
+	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/finding"
 )
 
@@ -129,7 +129,7 @@ func marshalNoHTML(e BaselineEntry) ([]byte, error) {
 // ReadBaseline reads a baseline file written by WriteBaseline. Errors name
 // the file and, for malformed JSON, the line.
 func ReadBaseline(path string) (Baseline, error) {
-	data, err := os.ReadFile(path)
+	data, err := datafile.ReadFile(path, datafile.LargeText)
 	if err != nil {
 		return Baseline{}, fmt.Errorf("reading baseline: %w", err)
 	}

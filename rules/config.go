@@ -9,6 +9,8 @@ import (
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/demangle"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // Config is the user's etlink.toml.
@@ -67,7 +69,11 @@ type Owner struct {
 // LoadConfig reads an etlink.toml.
 func LoadConfig(file string) (*Config, error) {
 	var c Config
-	md, err := toml.DecodeFile(file, &c)
+	data, err := datafile.ReadFile(file, datafile.SmallText)
+	if err != nil {
+		return nil, err
+	}
+	md, err := toml.Decode(string(data), &c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

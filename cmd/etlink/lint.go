@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/cmake"
+	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/rules"
 )
@@ -237,7 +238,7 @@ func classifyLintPath(p string) (source, build string) {
 
 // cacheValue reads one entry of a CMakeCache.txt (NAME:TYPE=VALUE).
 func cacheValue(file, name string) string {
-	f, err := os.Open(file)
+	f, _, err := datafile.Open(file)
 	if err != nil {
 		return ""
 	}
@@ -259,7 +260,7 @@ func changedFiles(dir, base string) (map[string]bool, error) {
 		return nil, err
 	}
 	top = strings.TrimSpace(top)
-	diff, err := git(dir, "diff", "--name-only", base, "--")
+	diff, err := git(dir, "diff", "--name-only", "--no-ext-diff", "--no-textconv", base, "--")
 	if err != nil {
 		return nil, err
 	}
@@ -274,8 +275,21 @@ func changedFiles(dir, base string) (map[string]bool, error) {
 	return files, nil
 }
 
+// gitSafety are the settings every git call of etlink overrides: the
+// repository linted is untrusted, and its config may name programs git
+// would run (an fsmonitor hook, a pager, an external diff, hooks).
+var gitSafety = []string{
+	"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
+	"-c", "diff.external=", "-c", "core.untrackedCache=false", "-c", "core.sshCommand=false",
+	"--no-pager",
+}
+
+// git runs git in dir with the repository's config unable to run anything
+// (gitSafety, no system or global config, no prompts, no optional locks).
 func git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd := exec.Command("git", append(append([]string{"-C", dir}, gitSafety...), args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
+		"GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_EXTERNAL_DIFF=", "GIT_ASKPASS=", "SSH_ASKPASS=")
 	out, err := cmd.Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {

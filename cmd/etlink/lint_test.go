@@ -403,3 +403,44 @@ endif()
 		}
 	}
 }
+
+// TestLintChangedRunsNothing: --changed asks git, and the repository's
+// config names programs git would run (fsmonitor, pager, external diff,
+// hooks); none of them may run.
+func TestLintChangedRunsNothing(t *testing.T) {
+	testenv.NeedTools(t, "git")
+	dir := lintProject(t, "")
+	marker := filepath.Join(t.TempDir(), "ran")
+	evil := filepath.Join(t.TempDir(), "evil.sh")
+	if err := os.WriteFile(evil, []byte("#!/bin/sh\necho \"$0 $*\" >> "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitRun := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitRun("init", "-q")
+	gitRun("add", "-A")
+	gitRun("commit", "-qm", "base")
+	for _, kv := range [][2]string{{"core.fsmonitor", evil}, {"core.pager", evil}, {"diff.external", evil}, {"core.hooksPath", filepath.Dir(evil)}} {
+		gitRun("config", kv[0], kv[1])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "CMakeLists.txt"), []byte("project(p CXX)\nadd_subdirectory(ext)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "lint", dir, "--changed", "-q"); code == exitError {
+		t.Fatalf("lint --changed: exit %d: %s", code, errs)
+	}
+	if data, err := os.ReadFile(marker); err == nil {
+		t.Errorf("lint --changed ran a program the repository's git config names: %s", data)
+	}
+	// The same config does run it when git is asked plainly: the test can fail.
+	cmd := exec.Command("git", "-C", dir, "diff", "HEAD")
+	cmd.Env = append(os.Environ(), "GIT_PAGER=")
+	_ = cmd.Run()
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("plain git diff did not run the configured program either: the test proves nothing")
+	}
+}

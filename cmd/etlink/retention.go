@@ -31,7 +31,8 @@ or files of raw command lines (make VERBOSE=1, ninja -v). The map a link's -Map=
 names is read when it exists. Default: the current directory.
 
 Debian's and Ubuntu's gcc pass --as-needed to the linker by default; etlink asks
-the compiler named on the line (gcc -dumpspecs). --default-as-needed overrides.
+the compiler named on the line, by reading its built-in link spec from the file
+(etlink never runs a program a build tree names). --default-as-needed overrides.
 
 Examples:
   etlink retention build/

@@ -1,0 +1,81 @@
+// Package datafile opens the files etlink's inputs name as data, and only
+// as data: a regular file (symbolic links followed), opened without
+// blocking, so that a FIFO, a device, a socket or a directory named by a
+// hostile build tree is an error naming it at once rather than a hang or
+// an endless read, and read only up to a size limit.
+package datafile
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Open opens path for reading if it is a regular file; the error names
+// the path. O_NONBLOCK makes opening a FIFO return at once (a regular
+// file ignores it); O_NOCTTY keeps a terminal from becoming etlink's.
+func Open(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file (%s)", kind(fi.Mode()))}
+	}
+	return f, fi, nil
+}
+
+// ErrTooLarge is wrapped by the error ReadFile gives for a file over its
+// limit.
+var ErrTooLarge = fmt.Errorf("file too large")
+
+// ReadFile reads a regular file of at most limit bytes.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, fi, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.Size() > limit {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, fi.Size(), limit)}
+	}
+	// The file may grow while read: never more than limit+1 bytes.
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	if int64(len(data)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: grew past the limit of %d bytes while read", ErrTooLarge, limit)}
+	}
+	return data, nil
+}
+
+// Limits for the kinds of text etlink reads whole.
+const (
+	SmallText = 16 << 20  // configuration, baselines, link.txt, response files, CMakeLists.txt
+	LargeText = 512 << 20 // build.ninja, File API replies
+)
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return m.Type().String()
+}
