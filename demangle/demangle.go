@@ -15,6 +15,7 @@ import (
 	"hash/maphash"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	upstream "github.com/ianlancetaylor/demangle"
 )
@@ -49,7 +50,9 @@ var options = []upstream.Option{upstream.Verbose, upstream.NoRust, upstream.MaxL
 //     On Debian 12 this affects 7 of the 11831 dynamic symbols of libstdc++
 //     and libprotobuf, all from protobuf's uses of std::call_once.
 //   - A name whose demangled form would exceed 1 MiB is returned raw, so
-//     that a crafted name cannot make Name allocate without bound.
+//     that a crafted name cannot make Name allocate without bound; so is a
+//     name over 4096 bytes or with more than 32 qualifiers in a row, so
+//     that one cannot make it run for seconds (Skipped counts them).
 //
 // Legacy Rust symbols (_ZN...17h<hash>E) and GCC's old "_GLOBAL__I_<key>"
 // names are demangled here, following libiberty, because the upstream
@@ -115,11 +118,51 @@ func demangle(sym string) (out string) {
 	if strings.HasPrefix(sym, "_GLOBAL_") {
 		return sym
 	}
+	if tooDeep(sym) {
+		skipped.Add(1)
+		return sym
+	}
 	s, err := upstream.ToString(sym, options...)
 	if err != nil || s == "" {
 		return sym // a name that demangles to nothing (_RC0) stays as it is
 	}
 	return s
+}
+
+// The upstream demangler takes time quadratic in a name's nesting: "_Z1f"
+// followed by 16,000 "P" costs 0.6 s, 300,000 over a minute. Real names
+// are far from it (the longest dynamic symbol of libtorch_cpu and libLLVM
+// is 554 bytes): names over maxMangled bytes, or with a run of more than
+// maxQualifiers pointer, reference and cv qualifiers, are left raw, at
+// most ~30 ms of demangling each.
+const (
+	maxMangled    = 4096
+	maxQualifiers = 32
+)
+
+// skipped counts the names left raw for their size.
+var skipped atomic.Int64
+
+// Skipped is how many names Name has left raw because they were over the
+// demangler's bound (crafted, or beyond any real C++ name).
+func Skipped() int64 { return skipped.Load() }
+
+func tooDeep(sym string) bool {
+	if len(sym) > maxMangled {
+		return true
+	}
+	run := 0
+	for i := 0; i < len(sym); i++ {
+		switch sym[i] {
+		case 'P', 'R', 'O', 'K', 'V', 'r':
+			if run++; run > maxQualifiers {
+				return true
+			}
+		default:
+			run = 0
+		}
+	}
+	return false
 }
 
 // globalCDtor handles GCC's old "_GLOBAL_[._$][ID]_<key>" names the way

@@ -10,6 +10,7 @@ import (
 	"math"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/datafile"
 )
@@ -23,14 +24,55 @@ type Limits struct {
 	// MaxTotal is the most bytes all entries read from one wheel may inflate to.
 	MaxTotal int64
 	// MaxRatio is the highest uncompressed:compressed ratio accepted for an
-	// entry larger than ratioFloor. Deflate cannot exceed about 1032:1, so
-	// only near-pure padding crafted to expand gets near 1000:1.
+	// entry larger than ratioFloor. Real shared libraries deflate 2:1 to
+	// 6:1 (every library over 1 MB of Debian 12's /usr/lib, libtorch_cpu
+	// and libLLVM included); deflate reaches 1032:1 only on padding crafted
+	// to expand.
 	MaxRatio int64
 }
 
 // DefaultLimits admit the largest real wheels (torch ships single libraries
 // of several hundred MB).
-var DefaultLimits = Limits{MaxEntry: 4 << 30, MaxTotal: 16 << 30, MaxRatio: 1000}
+var DefaultLimits = Limits{MaxEntry: 4 << 30, MaxTotal: 16 << 30, MaxRatio: 200}
+
+// inflight bounds the bytes of wheel entries held inflated at once across
+// the run: readers of several wheels (Open reads inputs in parallel) wait
+// for each other rather than hold gigabytes together. An entry larger
+// than the budget is read alone.
+var inflight = newByteBudget(1 << 30)
+
+type byteBudget struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int64
+	max  int64
+}
+
+func newByteBudget(n int64) *byteBudget {
+	b := &byteBudget{free: n, max: n}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// acquire waits until n bytes (at most the whole budget) are free, takes
+// them and returns what release must give back.
+func (b *byteBudget) acquire(n int64) int64 {
+	n = min(n, b.max)
+	b.mu.Lock()
+	for b.free < n {
+		b.cond.Wait()
+	}
+	b.free -= n
+	b.mu.Unlock()
+	return n
+}
+
+func (b *byteBudget) release(n int64) {
+	b.mu.Lock()
+	b.free += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
 
 // ratioFloor exempts small entries from the ratio check: a 1 MiB entry cannot
 // be a bomb whatever its ratio, and tiny entries compress unpredictably.
@@ -142,7 +184,12 @@ func (w *wheelReader) entry(f *zip.File) ([]*Object, []error) {
 	if !isELF && !isAr {
 		return nil, nil
 	}
-	data, err := w.load(f)
+	declared, err := w.check(f)
+	if err != nil {
+		return nil, []error{&Error{Path: name, Err: err}}
+	}
+	defer inflight.release(inflight.acquire(declared))
+	data, err := w.load(f, declared)
 	if err != nil {
 		return nil, []error{&Error{Path: name, Err: err}}
 	}
@@ -203,37 +250,30 @@ func peek(f *zip.File) ([]byte, error) {
 	return head[:n], nil
 }
 
-// load inflates an entry into memory. Declared sizes are checked against the
-// limits before anything is allocated; the read is then capped at the
-// declared size so that a header that lies cannot make it inflate further.
-func (w *wheelReader) load(f *zip.File) ([]byte, error) {
-	declared, err := w.check(f)
-	if err != nil {
-		return nil, err
-	}
+// load inflates an entry into memory, its declared size checked against
+// the limits (check). Memory grows with what really inflates, never ahead
+// of it: a header that declares 4 GiB over a few bytes costs a few bytes;
+// the read stops past the declared size, so a header that understates
+// cannot make it inflate further either.
+func (w *wheelReader) load(f *zip.File, declared int64) ([]byte, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return nil, entryError(f, err)
 	}
 	defer rc.Close()
 	w.total += uint64(declared)
-	lr := io.LimitReader(rc, declared+1)
-	buf := make([]byte, declared)
-	if n, err := io.ReadFull(lr, buf); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, fmt.Errorf("truncated entry: %d of its declared %d bytes", n, declared)
-		}
-		return nil, entryError(f, err)
-	}
-	var extra [1]byte
-	n, err := lr.Read(extra[:])
+	var buf bytes.Buffer
+	buf.Grow(int(min(declared, 1<<20)))
+	n, err := buf.ReadFrom(io.LimitReader(rc, declared+1))
 	switch {
-	case n > 0 || errors.Is(err, zip.ErrFormat):
+	case errors.Is(err, zip.ErrFormat) && n >= declared, n > declared:
 		return nil, fmt.Errorf("entry inflates past its declared size of %d bytes", declared)
-	case err != nil && err != io.EOF:
+	case err != nil:
 		return nil, entryError(f, err)
+	case n < declared:
+		return nil, fmt.Errorf("truncated entry: %d of its declared %d bytes", n, declared)
 	}
-	return buf, nil
+	return buf.Bytes(), nil
 }
 
 // check applies the limits to an entry's declared sizes.

@@ -182,7 +182,7 @@ func TestReadWheelLimits(t *testing.T) {
 				{name: "a.so", raw: small, size: 2<<20 + 4},
 				{name: "b.so", raw: small, size: 2<<20 + 4},
 			},
-			lim:  Limits{MaxTotal: 3 << 20},
+			lim:  Limits{MaxTotal: 3 << 20, MaxRatio: 1 << 20}, // the ratio is not what this case is about
 			want: "w.whl!b.so: declared size of 2097156 bytes would take the wheel past its limit of 3145728 uncompressed bytes",
 		},
 	}

@@ -67,7 +67,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 		return nil, []error{fmt.Errorf("%s: %w: no codemodel-v2 in the reply", idx[len(idx)-1], ErrFileAPI)}
 	}
 	var cm faCodemodel
-	if err := readJSON(filepath.Join(reply, cmPath), &cm); err != nil {
+	if err := readReply(reply, cmPath, &cm); err != nil {
 		return nil, []error{err}
 	}
 	var errs []error
@@ -80,7 +80,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	// a toolchain file's cross compiler); the cache-v2 reply; the cache.
 	if tcPath != "" {
 		var tc faToolchains
-		if err := readJSON(filepath.Join(reply, tcPath), &tc); err != nil {
+		if err := readReply(reply, tcPath, &tc); err != nil {
 			errs = append(errs, err)
 		}
 		for _, t := range tc.Toolchains {
@@ -90,7 +90,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	recordedCompilers(top, index.CMake.Version.String, ctx.compilers)
 	if cachePath != "" {
 		var cache faCache
-		if err := readJSON(filepath.Join(reply, cachePath), &cache); err != nil {
+		if err := readReply(reply, cachePath, &cache); err != nil {
 			errs = append(errs, err)
 		}
 		for _, e := range cache.Entries {
@@ -104,8 +104,11 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	for _, cfg := range cm.Configurations {
 		ctx.config = cfg.Name
 		for _, t := range cfg.Targets {
-			path := filepath.Join(reply, t.JSONFile)
-			data, err := datafile.ReadFile(path, datafile.LargeText)
+			path, err := replyFile(reply, t.JSONFile)
+			var data []byte
+			if err == nil {
+				data, err = datafile.ReadFile(path, datafile.LargeText)
+			}
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -237,6 +240,35 @@ type faContext struct {
 	// Multi-Config), which puts objects in a directory per configuration.
 	multiConfig bool
 	config      string // the configuration being read
+}
+
+// replyFile is the file a reply names (jsonFile), which must lie in the
+// reply directory: a reply is part of an untrusted build tree, and
+// "../../../etc/passwd" or a symbolic link out of the directory would make
+// etlink read any file of the machine.
+func replyFile(reply, name string) (string, error) {
+	p := filepath.Join(reply, name)
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	dir, err := filepath.EvalSymlinks(reply)
+	if err != nil {
+		return "", err
+	}
+	if filepath.IsAbs(name) || !strings.HasPrefix(real, dir+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s: the File API reply names %q, which is not in the reply directory: not read: %w", reply, name, ErrFileAPI)
+	}
+	return p, nil
+}
+
+// readReply reads the reply file name as JSON into v.
+func readReply(reply, name string, v any) error {
+	p, err := replyFile(reply, name)
+	if err != nil {
+		return err
+	}
+	return readJSON(p, v)
 }
 
 func readJSON(path string, v any) error {

@@ -288,7 +288,13 @@ func (l *nLexer) intern(b []byte) string {
 	return s
 }
 
-// evaluate expands s with lookup.
+// maxNinjaValue bounds a variable's expanded value: a 1 KB build.ninja
+// that doubles a variable 59 times would otherwise ask for an exabyte.
+// CMake's longest link commands are a few megabytes.
+const maxNinjaValue = 16 << 20
+
+// evaluate expands s with lookup; past maxNinjaValue it stops, and the
+// value is longer than maxNinjaValue (tooLong says so).
 func (s evalStr) evaluate(lookup func(string) string) string {
 	if s.pieces == nil {
 		return s.text
@@ -303,6 +309,9 @@ func (s evalStr) evaluate(lookup func(string) string) string {
 	}
 	b.Grow(n)
 	for _, p := range s.pieces {
+		if b.Len() > maxNinjaValue {
+			break
+		}
 		if p.isVar {
 			b.WriteString(lookup(p.text))
 		} else {
@@ -310,6 +319,14 @@ func (s evalStr) evaluate(lookup func(string) string) string {
 		}
 	}
 	return b.String()
+}
+
+// tooLong is the error for a value evaluate cut short.
+func (l *nLexer) tooLong(name string, v string) error {
+	if len(v) <= maxNinjaValue {
+		return nil
+	}
+	return l.errf("variable %s expands to more than %d bytes", name, maxNinjaValue)
 }
 
 // lets reads the indented "name = value" lines of a rule, build or pool,
@@ -427,8 +444,11 @@ func (p *ninjaParser) file(data []byte, name string, sc *nScope) error {
 			l.skipSpaces()
 			var v evalStr
 			if v, err = l.eval(false); err == nil {
-				sc.set(kw, v.evaluate(sc.lookup))
-				err = l.newline()
+				val := v.evaluate(sc.lookup)
+				sc.set(kw, val)
+				if err = l.tooLong(kw, val); err == nil {
+					err = l.newline()
+				}
 			}
 		}
 		if err != nil {
@@ -564,8 +584,17 @@ func (p *ninjaParser) build(l *nLexer, sc *nScope, line int, ct *cmakeComments) 
 	// Build bindings are evaluated in the file's scope, paths in the
 	// statement's.
 	bindings := make(map[string]string, 12)
-	if err := l.lets(func(n string, v evalStr) { bindings[n] = v.evaluate(sc.lookup) }); err != nil {
+	var long error
+	if err := l.lets(func(n string, v evalStr) {
+		bindings[n] = v.evaluate(sc.lookup)
+		if long == nil {
+			long = l.tooLong(n, bindings[n])
+		}
+	}); err != nil {
 		return err
+	}
+	if long != nil {
+		return long
 	}
 	target := ct.take()
 	if ruleName == "phony" {
@@ -667,7 +696,11 @@ func (e *edgeEnv) lookup(name string) string {
 		}
 		e.depth++
 		defer func() { e.depth-- }()
-		return v.evaluate(e.lookup)
+		val := v.evaluate(e.lookup)
+		if len(val) > maxNinjaValue && e.err == nil {
+			e.err = fmt.Errorf("%w: rule variable %s expands to more than %d bytes", ErrNinjaSyntax, name, maxNinjaValue)
+		}
+		return val
 	}
 	return e.scope.lookup(name)
 }

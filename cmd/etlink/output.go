@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/report"
@@ -217,6 +218,9 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 		}
 	}
 	r.Summary = finding.Summarize(r.Findings)
+	if n := demangle.Skipped(); n > 0 {
+		a.notef("%d symbol names are over the demangler's bound (crafted, or longer than any real C++ name) and are shown as they are", n)
+	}
 	docs := map[string]report.RuleDoc{}
 	var infos []report.RuleInfo
 	for _, rule := range rules.All() {
