@@ -163,19 +163,19 @@ func githubLevel(s finding.Severity) string {
 func (a annotation) write(w io.Writer) error {
 	var props []string
 	if a.file != "" {
-		props = append(props, "file="+escapeProperty(a.file))
+		props = append(props, "file="+escapeProperty(Visible(a.file)))
 		if a.line > 0 {
 			props = append(props, "line="+strconv.Itoa(a.line))
 		}
 	}
 	if a.title != "" {
-		props = append(props, "title="+escapeProperty(a.title))
+		props = append(props, "title="+escapeProperty(Visible(a.title)))
 	}
 	cmd := "::" + a.level
 	if len(props) > 0 {
 		cmd += " " + strings.Join(props, ",")
 	}
-	_, err := fmt.Fprintf(w, "%s::%s\n", cmd, escapeData(a.message))
+	_, err := fmt.Fprintf(w, "%s::%s\n", cmd, escapeData(VisibleLines(a.message)))
 	return err
 }
 

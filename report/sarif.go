@@ -251,7 +251,7 @@ func (l locator) result(f *finding.Finding, ruleIndex int) sarifResult {
 		RuleID:              f.Rule,
 		RuleIndex:           ruleIndex,
 		Level:               sarifLevel(f.Severity),
-		Message:             sarifMessage{Text: f.Message},
+		Message:             sarifMessage{Text: VisibleLines(f.Message)},
 		PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f)},
 	}
 	subject := objectName(f.Subject)
@@ -306,7 +306,7 @@ func (l locator) location(name string, line int, msg string) sarifLocation {
 		loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
 	}
 	if msg != "" {
-		loc.Message = &sarifMessage{Text: msg}
+		loc.Message = &sarifMessage{Text: VisibleLines(msg)}
 	}
 	return loc
 }
@@ -337,7 +337,7 @@ func (l locator) invocation(inputs []finding.Input) sarifInvocation {
 			continue
 		}
 		inv.ExecutionSuccessful = false
-		n := sarifNotification{Level: "error", Message: sarifMessage{Text: l.display(in.Path) + ": " + in.Error}}
+		n := sarifNotification{Level: "error", Message: sarifMessage{Text: VisibleLines(l.display(in.Path) + ": " + in.Error)}}
 		if in.Path != "" {
 			n.Locations = []sarifLocation{l.location(in.Path, 0, "")}
 		}

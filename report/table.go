@@ -29,7 +29,7 @@ func Table(w io.Writer, header []string, rows [][]string) error {
 		for j, c := range r {
 			cells[i][j] = strings.Split(c, "\n")
 			for k, line := range cells[i][j] {
-				cells[i][j][k] = strings.TrimSpace(line)
+				cells[i][j][k] = Visible(strings.TrimSpace(line))
 			}
 			if j == len(widths) {
 				widths = append(widths, 0)

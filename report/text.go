@@ -375,6 +375,7 @@ func (t *textWriter) lineLead(indent, cont int, lead, s string) {
 	start := indent + displayWidth(lead)
 	col := start
 	for _, word := range strings.Fields(s) {
+		word = Visible(word)
 		ww := displayWidth(word)
 		switch {
 		case col == start:

@@ -534,6 +534,52 @@ func checkWheelTag(r *Rule, ctx *Context) []finding.Finding {
 	return out
 }
 
+// ET407 finds a wheel that holds two entries of one name.
+var ET407 = &Rule{
+	ID:       "ET407",
+	Name:     "duplicate-wheel-entry",
+	Severity: finding.Error,
+	Summary:  "a wheel holds two entries under one name",
+	Why: `A zip file may list a name twice. Installers disagree on which copy wins (pip keeps
+the last, others the first or refuse the wheel), so what runs depends on the installer,
+and a reviewer or scanner that reads one copy does not see the other: the other may be
+a different library.`,
+	Fix: `Build the wheel with a tool that writes each file once (pip wheel, build, scikit-build-core,
+auditwheel repair); do not append to an existing wheel with zip.`,
+	Before: `$ unzip -l pkg.whl | grep libexecutorch.so
+   8402  pkg/lib/libexecutorch.so
+   9120  pkg/lib/libexecutorch.so`,
+	After: `$ unzip -l pkg.whl | grep libexecutorch.so
+   9120  pkg/lib/libexecutorch.so`,
+	Check: checkDuplicateEntries,
+}
+
+func checkDuplicateEntries(r *Rule, ctx *Context) []finding.Finding {
+	pkg := ctx.Package
+	if pkg == nil || !pkg.Wheel {
+		return nil
+	}
+	count := map[string]int{}
+	var order []string
+	for _, e := range pkg.Entries {
+		name := path.Clean(e.Name)
+		if count[name] == 0 {
+			order = append(order, name)
+		}
+		count[name]++
+	}
+	var out []finding.Finding
+	for _, name := range order {
+		if count[name] < 2 {
+			continue
+		}
+		f := r.newFinding(r.Severity, finding.Subject{File: pkg.Path + "!" + name}, fmt.Sprintf("%s is in the wheel %d times: which copy is installed depends on the installer", name, count[name]))
+		f.Fix = r.Fix
+		out = append(out, f)
+	}
+	return out
+}
+
 func checkEntryModes(r *Rule, ctx *Context) []finding.Finding {
 	pkg := ctx.Package
 	if pkg == nil || !pkg.Wheel {

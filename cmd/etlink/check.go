@@ -18,8 +18,9 @@ extensions that need libpython (ET201), absolute or build-tree RPATH/RUNPATH (ET
 symbols torch also defines (ET301, with --with), symbols two shipped objects define
 (ET302), undefined symbols nothing loads (ET401), DT_NEEDED entries the installed tree
 would not find (ET402), SONAMEs no shipped file carries (ET403), a platform tag that
-does not match the machine code (ET404), group- or world-writable entries (ET405) and a
-manylinux/musllinux tag that claims older systems than the libraries run on (ET406).
+does not match the machine code (ET404), group- or world-writable entries (ET405), a
+manylinux/musllinux tag that claims older systems than the libraries run on (ET406) and
+an entry name the wheel holds twice (ET407).
 
 The report says, per architecture, which platform tag the objects are consistent
 with (as auditwheel show does: the oldest manylinux policy whose symbol versions and
@@ -76,7 +77,7 @@ func runCheck(c *command, a *app, args []string) int {
 		return exitError
 	}
 	s.ctx.Platforms = platforms
-	checks := []*rules.Rule{rules.ET201, rules.ET203, rules.ET302, rules.ET401, rules.ET402, rules.ET403, rules.ET404, rules.ET405, rules.ET406}
+	checks := []*rules.Rule{rules.ET201, rules.ET203, rules.ET302, rules.ET401, rules.ET402, rules.ET403, rules.ET404, rules.ET405, rules.ET406, rules.ET407}
 	if len(pf.with) > 0 {
 		checks = append(checks, rules.ET301)
 	}

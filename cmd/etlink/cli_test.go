@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
@@ -299,5 +301,70 @@ func TestWithTorchReadAhead(t *testing.T) {
 				t.Errorf("%d findings, want %d as with --with %s\n%s", got, wantFindings, demoTorch, errs)
 			}
 		})
+	}
+}
+
+// TestWriteBaselineAndEmptyPaths: --write-baseline replaces only a new
+// file or an old baseline, never an input or another file; an empty path
+// argument is an error, not the current directory.
+func TestWriteBaselineAndEmptyPaths(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "wheel"), os.DirFS(demoWheel)); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "wheel", "executorch", "lib", "libexecutorch_threadpool.so.1")
+	before, _ := os.ReadFile(lib)
+	base := filepath.Join(dir, "base.json")
+	for _, tc := range []struct {
+		target string
+		code   int
+	}{{lib, exitError}, {filepath.Join(dir, "notes.txt"), exitError}, {base, exitOK}, {base, exitOK}} {
+		if tc.target == filepath.Join(dir, "notes.txt") {
+			if err := os.WriteFile(tc.target, []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if code, _, errs := runCLI(t, "conflicts", filepath.Join(dir, "wheel"), "--with", demoTorch, "-q", "--write-baseline", tc.target); code != tc.code {
+			t.Errorf("--write-baseline %s: exit %d, want %d (%s)", tc.target, code, tc.code, errs)
+		}
+	}
+	if after, _ := os.ReadFile(lib); !bytes.Equal(before, after) {
+		t.Error("--write-baseline overwrote an input")
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(data) != "mine" {
+		t.Error("--write-baseline overwrote a file that is no baseline")
+	}
+	if code, _, errs := runCLI(t, "scan", ""); code != exitError || !strings.Contains(errs, "empty path") {
+		t.Errorf(`scan "": exit %d, stderr %q`, code, errs)
+	}
+}
+
+// TestDuplicateWheelEntry: a name a wheel holds twice is ET407.
+func TestDuplicateWheelEntry(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "dup-1.0-py3-none-any.whl")
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, body := range []string{"one", "two"} {
+		h := &zip.FileHeader{Name: "dup/lib.txt", Method: zip.Deflate}
+		h.SetMode(0o644)
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "check", p, "-q", "--format", "json")
+	var got []string
+	for _, f := range decodeReport(t, out).Findings {
+		got = append(got, f.Rule+" "+f.Subject.File)
+	}
+	if code != exitFindings || strings.Join(got, ",") != "ET407 "+p+"!dup/lib.txt" {
+		t.Errorf("exit %d, findings %v", code, got)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/etlink/etlink/report"
 )
 
 // Exit codes, as DESIGN.md's CLI contract states them.
@@ -143,7 +145,13 @@ func (c *command) parse(a *app, fs *pflag.FlagSet, args []string) (int, bool) {
 
 // errorf prints an error the way cmd/go does: "etlink: what is wrong".
 func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "etlink: "+format+"\n", args...)
+	fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, args...)))
+}
+
+// println writes one line of plain output (tree, why), its control
+// characters escaped: names come from untrusted files.
+func (a *app) println(line string) {
+	fmt.Fprintln(a.stdout, report.Visible(line))
 }
 
 // inputError reports an input that could not be read; the run goes on.
@@ -155,7 +163,7 @@ func (a *app) inputError(err error) {
 // notef prints progress and notes unless -q was given.
 func (a *app) notef(format string, args ...any) {
 	if !a.quiet {
-		fmt.Fprintf(a.stderr, "etlink: "+format+"\n", args...)
+		fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, args...)))
 	}
 }
 

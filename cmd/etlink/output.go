@@ -131,8 +131,20 @@ func (o *outputFlags) loadConfig() (*rules.Config, error) {
 
 // readInputs opens paths, printing an error line per unreadable input.
 func (a *app) readInputs(paths []string, opt elfobj.Options) ([]*elfobj.Object, []finding.Input, []*elfobj.Error) {
-	objs, errs := elfobj.Open(paths, opt)
-	inputs, dangling := a.inputList(paths, objs, errs)
+	// An empty argument is a mistake (an unset shell variable), not "the
+	// current directory" as path cleaning would make it.
+	var named []string
+	var empty []error
+	for _, p := range paths {
+		if p == "" {
+			empty = append(empty, &elfobj.Error{Path: `""`, Err: errors.New("empty path")})
+			continue
+		}
+		named = append(named, p)
+	}
+	objs, errs := elfobj.Open(named, opt)
+	errs = append(empty, errs...)
+	inputs, dangling := a.inputList(named, objs, errs)
 	return objs, inputs, dangling
 }
 
@@ -197,6 +209,10 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 	r.SchemaVersion = finding.SchemaVersion
 	r.Tool = finding.Tool{Name: "etlink", Version: version}
 	if o.writeBaseline != "" {
+		if err := overwritable(o.writeBaseline, r.Inputs); err != nil {
+			a.errorf("--write-baseline: %v: not overwritten", err)
+			return exitError
+		}
 		if err := writeBaselineFile(o.writeBaseline, r.Findings); err != nil {
 			a.errorf("--write-baseline: %v", err)
 			return exitError
@@ -262,6 +278,27 @@ func yielded(objs []*elfobj.Object, p string) bool {
 		}
 	}
 	return false
+}
+
+// overwritable says why the file at path must not be replaced by a
+// baseline: it is one of the inputs, or it exists and is not a baseline
+// (a file of the tree, an input's library). A new file, or an old
+// baseline, may be written.
+func overwritable(path string, inputs []finding.Input) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil // nothing there (or nothing readable: writing will say)
+	}
+	for _, in := range inputs {
+		file, _, _ := strings.Cut(in.Path, "!")
+		if ifi, err := os.Stat(file); err == nil && os.SameFile(fi, ifi) {
+			return fmt.Errorf("%s is the input %s", path, in.Path)
+		}
+	}
+	if _, err := report.ReadBaseline(path); err != nil {
+		return fmt.Errorf("%s exists and is not an etlink baseline (%v)", path, err)
+	}
+	return nil
 }
 
 // writeBaselineFile writes the baseline that accepts fs.

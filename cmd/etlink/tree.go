@@ -193,13 +193,13 @@ func printTree(a *app, t *treeNode, depth int) {
 	pad := strings.Repeat("    ", depth)
 	switch {
 	case t.Name == "":
-		fmt.Fprintln(a.stdout, displayPath(t.Path))
+		a.println(displayPath(t.Path))
 	case t.Path == "":
 		line := fmt.Sprintf("%s%s => not found", pad, t.Name)
 		if len(t.Tried) > 0 {
 			line += " (tried " + strings.Join(t.Tried, ", ") + ")"
 		}
-		fmt.Fprintln(a.stdout, line)
+		a.println(line)
 	default:
 		line := fmt.Sprintf("%s%s => %s", pad, t.Name, displayPath(t.Path))
 		switch {
@@ -210,7 +210,7 @@ func printTree(a *app, t *treeNode, depth int) {
 		case t.Via != "":
 			line += " [" + t.Via + "]"
 		}
-		fmt.Fprintln(a.stdout, line)
+		a.println(line)
 	}
 	for _, n := range t.Needed {
 		printTree(a, n, depth+1)

@@ -91,20 +91,26 @@ func printChains(a *app, name, in string, chains []rules.Chain) {
 		if in != "" {
 			where = "the links of consumers matching " + in
 		}
-		fmt.Fprintf(a.stdout, "%q is on no line of %s etlink read.\n", name, where)
+		a.println(fmt.Sprintf("%q is on no line of %s etlink read.", name, where))
 		return
 	}
 	for i, c := range chains {
 		if i > 0 {
 			fmt.Fprintln(a.stdout)
 		}
-		fmt.Fprintf(a.stdout, "%s (%s) in %s\n", c.Subject, c.Kind, c.Consumer)
+		a.println(fmt.Sprintf("%s (%s) in %s", c.Subject, c.Kind, c.Consumer))
 		for j, s := range c.Steps {
-			fmt.Fprintf(a.stdout, "  %d. %s\n", j+1, strings.ReplaceAll(s.Text, "\n", "\n     "))
+			for k, line := range strings.Split(s.Text, "\n") {
+				if k == 0 {
+					a.println(fmt.Sprintf("  %d. %s", j+1, line))
+				} else {
+					a.println("     " + line)
+				}
+			}
 		}
-		fmt.Fprintf(a.stdout, "  => %s\n", c.Verdict)
+		a.println("  => " + c.Verdict)
 		if c.Fix != "" {
-			fmt.Fprintf(a.stdout, "  fix: %s\n", c.Fix)
+			a.println("  fix: " + c.Fix)
 		}
 	}
 }
