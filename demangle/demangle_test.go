@@ -239,6 +239,10 @@ func FuzzName(f *testing.F) {
 		"_ZN1aIS_EE", "_ZT", "_ZTh", "_ZTv0_", "_Z1fIJEEv", "_ZSt", "_ZNSt",
 		"_Z1fDpDpDpDpT_", "_ZdlPvSt11align_val_t", "_RNvC", "_RINvC1a1bpE",
 		"_ZN3foo4_$LT$17h0123456789abcdefE", "_GLOBAL__I__Z", "_Z1aILZ1aEE",
+		// Deep nesting, quadratic in the upstream demangler: over the
+		// bound, returned raw at once.
+		"_Z1f" + strings.Repeat("P", 300000) + "i", "_Z1f" + strings.Repeat("PK", 40) + "i",
+		"_Z1f" + strings.Repeat("N1a", 2000) + "E",
 	} {
 		f.Add(s)
 	}

@@ -2,8 +2,11 @@ package linkline
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +69,13 @@ func FuzzParseNinja(f *testing.F) {
 	f.Add([]byte("rule r\n  command = g++ @$out.rsp $in -o $out\n  rspfile = $out.rsp\n  rspfile_content = $in_newline\nbuild x$ y: r a$:b ${v}\n"))
 	f.Add([]byte("subninja sub.ninja\ninclude inc.ninja\npool p\n  depth = 1\ndefault x\n# Link build statements for EXECUTABLE target t\n"))
 	f.Add([]byte("v = $\n\nbuild $"))
+	// A variable doubled 59 times: an exabyte unless values are bounded.
+	var doubling strings.Builder
+	doubling.WriteString("v0 = xxxxxxxx\n")
+	for i := 1; i < 60; i++ {
+		fmt.Fprintf(&doubling, "v%d = $v%d$v%d\n", i, i-1, i-1)
+	}
+	f.Add([]byte(doubling.String()))
 	dir := f.TempDir()
 	opt := fuzzOptions(f, dir)
 	if err := os.WriteFile(filepath.Join(dir, "inc.ninja"), []byte("rule r\n  command = g++ $in -o $out\n"), 0o644); err != nil {
@@ -77,6 +87,39 @@ func FuzzParseNinja(f *testing.F) {
 			if l == nil {
 				t.Fatal("nil link")
 			}
+		}
+	})
+}
+
+// FuzzReplyReference fuzzes the jsonFile a codemodel names for a target:
+// whatever it says, etlink reads nothing outside the reply directory
+// (only the targets' own files there), ends, and never panics.
+func FuzzReplyReference(f *testing.F) {
+	for _, s := range []string{"target-x.json", "../../../../../../dev/zero", "/etc/passwd", "a/../../index-1.json", "..", "", "target-x.json/..", "\x00"} {
+		f.Add(s)
+	}
+	build := f.TempDir()
+	reply := filepath.Join(build, ".cmake/api/v1/reply")
+	if err := os.MkdirAll(reply, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	writeFiles(f, reply, map[string]string{
+		"index-1.json":  `{"cmake":{"version":{"string":"3.25.1"}},"objects":[{"kind":"codemodel","version":{"major":2,"minor":4},"jsonFile":"codemodel.json"}]}`,
+		"target-x.json": appTarget,
+	})
+	writeFiles(f, build, map[string]string{"outside.json": appTarget})
+	opt := fuzzOptions(f, build)
+	f.Fuzz(func(t *testing.T, name string) {
+		ref, _ := json.Marshal(name)
+		cm := `{"kind":"codemodel","paths":{"build":"` + build + `","source":"` + build + `"},"configurations":[{"name":"","targets":[{"name":"x","id":"x","jsonFile":` + string(ref) + `}]}]}`
+		if err := os.WriteFile(filepath.Join(reply, "codemodel.json"), []byte(cm), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		links, _ := ParseFileAPI(build, opt)
+		clean := filepath.Clean(filepath.Join(reply, name))
+		inside := strings.HasPrefix(clean, reply+string(filepath.Separator)) && !strings.ContainsRune(name, 0)
+		if len(links) > 0 && !inside {
+			t.Fatalf("jsonFile %q: read a link from outside the reply directory", name)
 		}
 	})
 }
