@@ -3,7 +3,6 @@ package linkline
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -166,15 +165,5 @@ const maxInputSize = 256 << 20
 // readInput reads a regular file of at most maxInputSize bytes: a name in
 // a command line must not make the parser read a device or a FIFO.
 func readInput(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > maxInputSize {
-		return nil, fmt.Errorf("%s: %d bytes is more than %d", path, fi.Size(), maxInputSize)
-	}
-	return datafile.ReadFile(path, datafile.SmallText)
+	return datafile.ReadFile(path, maxInputSize)
 }
