@@ -262,18 +262,47 @@ func (w *wheelReader) load(f *zip.File, declared int64) ([]byte, error) {
 	}
 	defer rc.Close()
 	w.total += uint64(declared)
-	var buf bytes.Buffer
-	buf.Grow(int(min(declared, 1<<20)))
-	n, err := buf.ReadFrom(io.LimitReader(rc, declared+1))
+	buf, err := readUpTo(rc, declared)
 	switch {
-	case errors.Is(err, zip.ErrFormat) && n >= declared, n > declared:
-		return nil, fmt.Errorf("entry inflates past its declared size of %d bytes", declared)
-	case err != nil:
+	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
 		return nil, entryError(f, err)
-	case n < declared:
-		return nil, fmt.Errorf("truncated entry: %d of its declared %d bytes", n, declared)
+	case int64(len(buf)) < declared:
+		return nil, fmt.Errorf("truncated entry: %d of its declared %d bytes", len(buf), declared)
 	}
-	return buf.Bytes(), nil
+	// One byte more: archive/zip reports data past the declared size as
+	// ErrFormat, with nothing read.
+	var extra [1]byte
+	n, err := rc.Read(extra[:])
+	switch {
+	case n > 0 || errors.Is(err, zip.ErrFormat):
+		return nil, fmt.Errorf("entry inflates past its declared size of %d bytes", declared)
+	case err != nil && err != io.EOF:
+		return nil, entryError(f, err)
+	}
+	return buf, nil
+}
+
+// readUpTo reads r to its end or limit bytes, whichever comes first. The
+// buffer doubles as data arrives, from 1 MiB, but never past limit: what
+// it allocates follows what is read, at most twice over.
+func readUpTo(r io.Reader, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, min(limit, 1<<20))
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(limit, 2*int64(cap(buf))))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // check applies the limits to an entry's declared sizes.
