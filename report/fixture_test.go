@@ -56,8 +56,8 @@ func firstDiff(want, got []byte) string {
 const fixtureBase = "/ws"
 
 // fixtureRules is a catalogue with one rule whose example holds a code fence.
-func fixtureRules() []RuleInfo {
-	return []RuleInfo{
+func fixtureRules() []finding.RuleDoc {
+	return []finding.RuleDoc{
 		{ID: "ET102", Name: "unextracted-registration-archive", Severity: finding.Error,
 			Summary: "an archive member with a registration initializer is not extracted",
 			Why:     "The linker extracts an archive member only to resolve an undefined symbol;\na member that only registers itself is dropped.",

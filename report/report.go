@@ -23,20 +23,23 @@ type Options struct {
 	Verbose bool
 	// Width is the text report's line width (0: DefaultWidth).
 	Width int
-	// Docs maps rule IDs to their one-line summary and fix, printed once per rule (text).
-	Docs map[string]RuleDoc
-	// Rules is the rule catalogue, described in SARIF's tool.driver.rules.
-	Rules []RuleInfo
+	// Rules is the rule catalogue: the text report prints a rule's summary
+	// and fix once per rule; SARIF describes it in tool.driver.rules.
+	Rules []finding.RuleDoc
 	// BaseDir is the directory that paths are written relative to: SARIF's
 	// %SRCROOT% (empty: paths as given) and the GitHub workspace (empty:
 	// $GITHUB_WORKSPACE, else the current directory).
 	BaseDir string
 }
 
-// RuleDoc is what the text report says once per rule.
-type RuleDoc struct {
-	Summary string
-	Fix     string
+// doc is the documentation of the rule id (empty when the catalogue lacks it).
+func (o *Options) doc(id string) finding.RuleDoc {
+	for _, d := range o.Rules {
+		if d.ID == id {
+			return d
+		}
+	}
+	return finding.RuleDoc{}
 }
 
 // Write renders r in format to w.

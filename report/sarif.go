@@ -9,22 +9,6 @@ import (
 	"github.com/etlink/etlink/finding"
 )
 
-// RuleInfo documents one rule of the catalogue for the renderers that
-// describe rules as well as findings (SARIF's tool.driver.rules).
-type RuleInfo struct {
-	ID       string
-	Name     string
-	Severity finding.Severity
-	// Summary is one line: what the rule finds.
-	Summary string
-	// Why says what goes wrong at run time.
-	Why string
-	// Fix says how to repair it.
-	Fix string
-	// Before and After are a failing and a fixed example.
-	Before, After string
-}
-
 // SARIFSchema is the schema URI written in SARIF output's $schema.
 const SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/schemas/sarif-schema-2.1.0.json"
 
@@ -66,7 +50,7 @@ func SARIF(w io.Writer, r *finding.Report, opt Options) error {
 		if !ok {
 			idx = len(run.Tool.Driver.Rules)
 			ruleIndex[f.Rule] = idx
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, ruleDescriptor(RuleInfo{ID: f.Rule, Name: f.Name}))
+			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, ruleDescriptor(finding.RuleDoc{ID: f.Rule, Name: f.Name}))
 		}
 		run.Results = append(run.Results, loc.result(f, idx))
 	}
@@ -168,7 +152,7 @@ type (
 	}
 )
 
-func ruleDescriptor(ri RuleInfo) sarifRule {
+func ruleDescriptor(ri finding.RuleDoc) sarifRule {
 	d := sarifRule{ID: ri.ID, Name: ri.Name}
 	if ri.Summary != "" {
 		d.ShortDescription = &sarifMultiformat{Text: ri.Summary}
@@ -185,7 +169,7 @@ func ruleDescriptor(ri RuleInfo) sarifRule {
 	return d
 }
 
-func helpText(ri RuleInfo) string {
+func helpText(ri finding.RuleDoc) string {
 	var parts []string
 	if s := strings.TrimSpace(ri.Why); s != "" {
 		parts = append(parts, s)
@@ -202,7 +186,7 @@ func helpText(ri RuleInfo) string {
 	return strings.Join(parts, "\n\n")
 }
 
-func helpMarkdown(ri RuleInfo) string {
+func helpMarkdown(ri finding.RuleDoc) string {
 	var parts []string
 	if s := strings.TrimSpace(ri.Why); s != "" {
 		parts = append(parts, s)

@@ -199,7 +199,7 @@ func (t *textWriter) rule(rs *ruleSet) {
 		}
 	}
 	t.line(0, 0, fmt.Sprintf("%s %s: %s", rs.id, rs.name, strings.Join(parts, ", ")))
-	doc := t.opt.Docs[rs.id]
+	doc := t.opt.doc(rs.id)
 	if doc.Summary != "" {
 		t.line(2, 2, doc.Summary)
 	}

@@ -9,21 +9,13 @@ import (
 	"github.com/etlink/etlink/finding"
 )
 
-func fixtureDocs() map[string]RuleDoc {
-	docs := map[string]RuleDoc{}
-	for _, r := range fixtureRules() {
-		docs[r.ID] = RuleDoc{Summary: r.Summary, Fix: r.Fix}
-	}
-	return docs
-}
-
 func TestTextGolden(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		verbose bool
 	}{{"report.text.txt", false}, {"report.text-verbose.txt", true}} {
 		var buf bytes.Buffer
-		if err := Write(&buf, "text", fixtureReport(), Options{BaseDir: fixtureBase, Verbose: tt.verbose, Docs: fixtureDocs(), Width: 100}); err != nil {
+		if err := Write(&buf, "text", fixtureReport(), Options{BaseDir: fixtureBase, Verbose: tt.verbose, Rules: fixtureRules(), Width: 100}); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, tt.name, buf.Bytes())

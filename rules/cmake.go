@@ -14,11 +14,12 @@ import (
 
 // ET202 finds CMake that links the embedding Python library into an extension.
 var ET202 = &Rule{
-	ID:       "ET202",
-	Name:     "cmake-embed-python",
-	Severity: finding.Error,
-	Summary:  "CMake links Python::Python, ${PYTHON_LIBRARIES}, pybind11::embed or pybind11_add_module(... SHARED) into a Python extension",
-	Why: `These name the embedding form of the Python library, for programs that start an
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET202",
+		Name:     "cmake-embed-python",
+		Severity: finding.Error,
+		Summary:  "CMake links Python::Python, ${PYTHON_LIBRARIES}, pybind11::embed or pybind11_add_module(... SHARED) into a Python extension",
+		Why: `These name the embedding form of the Python library, for programs that start an
 interpreter. Linked into an extension module they add DT_NEEDED libpython3.X.so, usually
 by the build machine's absolute path (ET201 on the built file): the module then fails to
 import where that file is missing and drags a second interpreter library into a python3
@@ -28,14 +29,15 @@ The rule judges the target's LINK_LIBRARIES as they stand at the end of configur
 a project function that rewrites them without the embedding items (get_target_property,
 list(FILTER), set_target_properties) fixes the link, and its evidence names every line
 that changed them. Where etlink cannot evaluate such a rewrite it says so at note level.`,
-	Fix: `Link the module form: Python::Module / Python3::Module (FindPython 3.15+),
+		Fix: `Link the module form: Python::Module / Python3::Module (FindPython 3.15+),
 pybind11::module, or pybind11_add_module(name MODULE ...) (MODULE is the default). A
 SHARED target that other targets link cannot become a MODULE: drop the embedding items
 from its LINK_LIBRARIES instead.`,
-	Before: `pybind11_add_module(_portable_lib SHARED pybindings.cpp)
+		Before: `pybind11_add_module(_portable_lib SHARED pybindings.cpp)
 target_link_libraries(_portable_lib PRIVATE Python3::Python)`,
-	After: `pybind11_add_module(_portable_lib MODULE pybindings.cpp)
+		After: `pybind11_add_module(_portable_lib MODULE pybindings.cpp)
 target_link_libraries(_portable_lib PRIVATE Python3::Module)`,
+	},
 	Check: checkCMakeEmbed,
 }
 

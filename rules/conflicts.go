@@ -14,11 +14,12 @@ import (
 
 // ET301 finds symbols that the wheel and its peer (torch) both export.
 var ET301 = &Rule{
-	ID:       "ET301",
-	Name:     "defined-by-peer",
-	Severity: finding.Warning,
-	Summary:  "a symbol the wheel exports is also exported by the peer (torch) or a library it loads",
-	Why: `Both definitions end up in one process once the wheel and torch are imported. The
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET301",
+		Name:     "defined-by-peer",
+		Severity: finding.Warning,
+		Summary:  "a symbol the wheel exports is also exported by the peer (torch) or a library it loads",
+		Why: `Both definitions end up in one process once the wheel and torch are imported. The
 dynamic loader binds each reference to the first definition in that reference's scope:
 the interpreter's global scope first (python3 and its libraries, then whatever was opened
 RTLD_GLOBAL: torch's libtorch_global_deps, or everything with TORCH_USE_RTLD_GLOBAL=1),
@@ -40,31 +41,33 @@ A file both sides load (libstdc++.so.6, libgomp) is a side too: a wheel object t
 exports its symbols is a second definition. When one wheel object shares many symbols
 with one library (it bundles that library), they are reported as one finding whose
 details list every symbol.`,
-	Fix: `Stop exporting the bundled copy: build the third-party code with
+		Fix: `Stop exporting the bundled copy: build the third-party code with
 -fvisibility=hidden, link its archive with -Wl,--exclude-libs,ALL, or give the library a
 version script that exports only its own API. For a bundled C++ runtime, link the shared
 one (drop -static-libstdc++) or hide it with -Wl,--exclude-libs,ALL. Or link the very
 library torch loads (same file, loaded once) instead of a private copy.`,
-	Before: `# libexecutorch_threadpool.so bundles cpuinfo with default visibility
+		Before: `# libexecutorch_threadpool.so bundles cpuinfo with default visibility
 $ nm -D --defined-only libexecutorch_threadpool.so | grep cpuinfo_is_initialized
 0000000000012340 B cpuinfo_is_initialized
 $ etlink conflicts dist/executorch-*.whl --with torch
 warning ET301 cpuinfo_is_initialized  libexecutorch_threadpool.so  OBJECT, also exported by libcpuinfo.so.0 (torch); both copies are live`,
-	After: `# CMake: keep the bundled copy private
+		After: `# CMake: keep the bundled copy private
 target_link_options(executorch_threadpool PRIVATE "LINKER:--exclude-libs,ALL")
 set_target_properties(cpuinfo PROPERTIES C_VISIBILITY_PRESET hidden)
 $ etlink conflicts dist/executorch-*.whl --with torch
 no findings`,
+	},
 	Check: checkPeerConflicts,
 }
 
 // ET302 finds symbols exported by two shipped objects, or by a non-owner.
 var ET302 = &Rule{
-	ID:       "ET302",
-	Name:     "duplicate-within-wheel",
-	Severity: finding.Warning,
-	Summary:  "a symbol is exported by more than one object of the wheel that one process loads, or not by the library the ownership manifest names",
-	Why: `Two shipped objects that export the same registry, thread pool or kernel table give the
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET302",
+		Name:     "duplicate-within-wheel",
+		Severity: finding.Warning,
+		Summary:  "a symbol is exported by more than one object of the wheel that one process loads, or not by the library the ownership manifest names",
+		Why: `Two shipped objects that export the same registry, thread pool or kernel table give the
 process two copies: a backend registers into one table while the runtime reads the
 other ("backend is not registered"), or two thread pools oversubscribe the cores. The
 monolithic layout had exactly one definer too, inside the extension, so counting
@@ -74,19 +77,20 @@ Python imports (each RTLD_LOCAL, in a scope of its own), or one of the wheel's p
 with the libraries it loads. Two programs never share a process; an executable's copy
 relocation of a library's variable is that variable, not a second one; every extension
 module exports its own PyInit_ function.`,
-	Fix: `Build each component once, as the shared library that owns it, and link that library
+		Fix: `Build each component once, as the shared library that owns it, and link that library
 from every consumer instead of compiling or statically linking the component again.
 Declare the owner in etlink.toml ([[owner]] library = ..., components = [...]) so a
 regression is caught.`,
-	Before: `# _portable_lib.so and _training_lib.so each link the runtime statically
+		Before: `# _portable_lib.so and _training_lib.so each link the runtime statically
 $ etlink conflicts dist/executorch-*.whl
 warning ET302 executorch::runtime::register_backend  _training_lib.so  also exported by _portable_lib.so`,
-	After: `# both extensions link libexecutorch.so; etlink.toml names it the owner
+		After: `# both extensions link libexecutorch.so; etlink.toml names it the owner
 [[owner]]
 library = "libexecutorch.so*"
 components = ["executorch"]
 $ etlink conflicts dist/executorch-*.whl
 no findings`,
+	},
 	Check: checkWheelDuplicates,
 }
 

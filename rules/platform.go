@@ -14,24 +14,26 @@ import (
 // ET406 finds wheels whose manylinux or musllinux tag claims more than
 // their objects satisfy.
 var ET406 = &Rule{
-	ID:       "ET406",
-	Name:     "platform-policy",
-	Severity: finding.Error,
-	Summary:  "the wheel's manylinux/musllinux tag claims older systems than its libraries run on",
-	Why: `A manylinux_2_17 tag tells pip the wheel runs on any glibc 2.17 or newer. A library
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET406",
+		Name:     "platform-policy",
+		Severity: finding.Error,
+		Summary:  "the wheel's manylinux/musllinux tag claims older systems than its libraries run on",
+		Why: `A manylinux_2_17 tag tells pip the wheel runs on any glibc 2.17 or newer. A library
 built on a newer system records the newest symbol versions it was linked against
 (GLIBC_2.34 for pthread_create on glibc 2.34+, GLIBCXX_3.4.30 ...); on an older system
 the import fails with "version 'GLIBC_2.34' not found". So does a library needed from
 the system that the policy does not promise (libffi, libssl): it may be absent. The
 policies (PEP 513, 599, 600, 656) list the versions and libraries each tag allows;
 auditwheel show computes the same verdict.`,
-	Fix: `Build the wheel in the manylinux image of the tag you claim (quay.io/pypa/manylinux2014,
+		Fix: `Build the wheel in the manylinux image of the tag you claim (quay.io/pypa/manylinux2014,
 manylinux_2_28 ...) so it links against that glibc, then let auditwheel repair graft the
 libraries the policy does not allow; or claim the tag the wheel is consistent with.`,
-	Before: `executorch-1.0-cp311-cp311-manylinux_2_17_x86_64.whl
+		Before: `executorch-1.0-cp311-cp311-manylinux_2_17_x86_64.whl
   libexecutorch.so needs GLIBC_2.34 (pthread_create)`,
-	After: `executorch-1.0-cp311-cp311-manylinux_2_34_x86_64.whl
+		After: `executorch-1.0-cp311-cp311-manylinux_2_34_x86_64.whl
   (or built in manylinux2014: libexecutorch.so needs GLIBC_2.17 at most)`,
+	},
 	Check: checkPlatform,
 }
 

@@ -14,11 +14,12 @@ import (
 
 // ET101 finds registering shared libraries dropped under --as-needed.
 var ET101 = &Rule{
-	ID:       "ET101",
-	Name:     "dropped-registration-as-needed",
-	Severity: finding.Error,
-	Summary:  "a shared library whose static initializer registers a backend or kernels is dropped under --as-needed",
-	Why: `With --as-needed (Debian's and Ubuntu's gcc pass it by default, so it is on every CMake
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET101",
+		Name:     "dropped-registration-as-needed",
+		Severity: finding.Error,
+		Summary:  "a shared library whose static initializer registers a backend or kernels is dropped under --as-needed",
+		Why: `With --as-needed (Debian's and Ubuntu's gcc pass it by default, so it is on every CMake
 link line there without being written), the linker records a shared library in DT_NEEDED
 only if something it links references a symbol the library defines. A backend that only
 registers itself from a static initializer is referenced by nothing: it is left out of
@@ -29,65 +30,70 @@ references; gold, lld and mold do not, so a backend reached only through another
 is dropped by them and kept by bfd. An anchor given with -u / --undefined is no
 object's reference: only mold keeps a library for it (every linker extracts an
 archive member for it).`,
-	Fix: `Keep the library whatever it is referenced by: wrap it in
+		Fix: `Keep the library whatever it is referenced by: wrap it in
 -Wl,--push-state,--no-as-needed ... -Wl,--pop-state, which bfd, gold, lld and mold all
 accept. In CMake: target_link_libraries(t PRIVATE "-Wl,--push-state,--no-as-needed" lib
 "-Wl,--pop-state") (CMake 3.25 does not expand "LINKER:" in target_link_libraries), or a
 $<LINK_LIBRARY:FEATURE,lib> feature defined with CMAKE_LINK_LIBRARY_USING_<FEATURE>. Or
 have the consumer reference a symbol the library defines (an anchor function).`,
-	Before: `target_link_libraries(_portable_lib PRIVATE executorch xnnpack_backend)
+		Before: `target_link_libraries(_portable_lib PRIVATE executorch xnnpack_backend)
 $ readelf -d _portable_lib.so | grep NEEDED      # no libxnnpack_backend.so
 $ etlink retention build/
 error ET101 libxnnpack_backend.so dropped from _portable_lib: as-needed, nothing references it`,
-	After: `target_link_libraries(_portable_lib PRIVATE executorch
+		After: `target_link_libraries(_portable_lib PRIVATE executorch
   "-Wl,--push-state,--no-as-needed" xnnpack_backend "-Wl,--pop-state")
 $ etlink retention build/
 no findings`,
+	},
 	Check: checkDroppedLibraries,
 }
 
 // ET102 finds registering archive members the link does not extract.
 var ET102 = &Rule{
-	ID:       "ET102",
-	Name:     "unextracted-registration-archive",
-	Severity: finding.Error,
-	Summary:  "an archive member whose static initializer registers something is not extracted",
-	Why: `A linker takes a member out of a static archive only to define a symbol that is undefined
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET102",
+		Name:     "unextracted-registration-archive",
+		Severity: finding.Error,
+		Summary:  "an archive member whose static initializer registers something is not extracted",
+		Why: `A linker takes a member out of a static archive only to define a symbol that is undefined
 at that point. A member that only holds a registering static initializer defines nothing
 anyone references, so it is never extracted: its initializer is not in the output and the
 kernels or backend it registers are missing at run time, with no link error.`,
-	Fix: `Link the archive whole: $<LINK_LIBRARY:WHOLE_ARCHIVE,lib> (CMake 3.24 or later), or
+		Fix: `Link the archive whole: $<LINK_LIBRARY:WHOLE_ARCHIVE,lib> (CMake 3.24 or later), or
 -Wl,--whole-archive lib.a -Wl,--no-whole-archive; or build the registering code as an
 OBJECT library or a shared library.`,
-	Before: `target_link_libraries(runner PRIVATE portable_kernels)
+		Before: `target_link_libraries(runner PRIVATE portable_kernels)
 $ etlink retention build/
 error ET102 libportable_kernels.a(register_kernels.o) not extracted into runner`,
-	After: `target_link_libraries(runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,portable_kernels>")
+		After: `target_link_libraries(runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,portable_kernels>")
 $ etlink retention build/
 no findings`,
+	},
 	Check: checkUnextractedMembers,
 }
 
 // ET103 finds registration functions defined twice in one load set.
 var ET103 = &Rule{
-	ID:       "ET103",
-	Name:     "split-registry",
-	Severity: finding.Error,
-	Summary:  "the registration function a backend calls is defined by more than one object of the load set",
-	Why: `A backend that statically contains its own copy of the runtime carries its own registry.
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET103",
+		Name:     "split-registry",
+		Severity: finding.Error,
+		Summary:  "the registration function a backend calls is defined by more than one object of the load set",
+		Why: `A backend that statically contains its own copy of the runtime carries its own registry.
 Its initializer may register into that copy while the consumer looks backends up in the
 runtime library's: the backend is "not registered" although it was loaded and ran. Which
 copy each call reaches depends on the load order and on visibility.`,
-	Fix: `Link the runtime as the one shared library every backend and consumer uses; do not
+		Fix: `Link the runtime as the one shared library every backend and consumer uses; do not
 statically link runtime sources into a backend. If a private copy is unavoidable, give it
 hidden visibility so it cannot be mistaken for the shared registry.`,
-	Before: `add_library(backend_fat SHARED backend.cpp ${RUNTIME_SOURCES})
+		Before: `add_library(backend_fat SHARED backend.cpp ${RUNTIME_SOURCES})
 $ etlink retention build/
 error ET103 executorch::runtime::register_backend defined by libbackend_fat.so and libexecutorch.so`,
-	After: `add_library(backend SHARED backend.cpp)
+		After: `add_library(backend SHARED backend.cpp)
 target_link_libraries(backend PRIVATE executorch)
 $ etlink retention build/
 no findings`,
+	},
 	Check: checkSplitRegistry,
 }
 

@@ -22,22 +22,21 @@ import (
 	"github.com/etlink/etlink/policy"
 )
 
-// Rule is one check of the catalogue.
+// Rule is one check of the catalogue: its documentation and its check.
 type Rule struct {
-	ID       string
-	Name     string
-	Severity finding.Severity
-	// Summary is one line: what the rule finds.
-	Summary string
-	// Why says what goes wrong at run time.
-	Why string
-	// Fix says how to repair it.
-	Fix string
-	// Before and After are a failing and a fixed example.
-	Before, After string
+	finding.RuleDoc
 	// Check reads the build and returns the rule's findings; it is passed
 	// its own rule so that the findings carry the rule's ID, name and fix.
 	Check func(r *Rule, ctx *Context) []finding.Finding
+}
+
+// Docs is the catalogue's documentation, in ID order.
+func Docs() []finding.RuleDoc {
+	var out []finding.RuleDoc
+	for _, r := range All() {
+		out = append(out, r.RuleDoc)
+	}
+	return out
 }
 
 // Context is what a rule's Check reads.

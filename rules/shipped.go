@@ -17,91 +17,100 @@ import (
 
 // ET201 finds Python extensions that depend on libpython.
 var ET201 = &Rule{
-	ID:       "ET201",
-	Name:     "extension-links-libpython",
-	Severity: finding.Error,
-	Summary:  "a Python extension module records a dependency on libpython, or links it statically",
-	Why: `An extension is loaded into a python3 that already provides the C API. Linking
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET201",
+		Name:     "extension-links-libpython",
+		Severity: finding.Error,
+		Summary:  "a Python extension module records a dependency on libpython, or links it statically",
+		Why: `An extension is loaded into a python3 that already provides the C API. Linking
 libpython3.X.so (CMake Python::Python, ${PYTHON_LIBRARIES}, pybind11::embed) adds a DT_NEEDED
 on it, often found through the build machine's absolute path: on a machine without that
 file the import fails, with a different interpreter (a venv, conda, a static python)
 two copies of the interpreter's state meet. A static libpython3.X.a inside the extension
 is a second interpreter outright.`,
-	Fix: `Link the module form: Python::Module / Python3::Module (FindPython), pybind11::module,
+		Fix: `Link the module form: Python::Module / Python3::Module (FindPython), pybind11::module,
 pybind11_add_module(name MODULE ...), and let the interpreter resolve the C API at load
 time.`,
-	Before: `$ readelf -d _portable_lib.cpython-311-x86_64-linux-gnu.so | grep NEEDED
+		Before: `$ readelf -d _portable_lib.cpython-311-x86_64-linux-gnu.so | grep NEEDED
  (NEEDED) Shared library: [libpython3.11.so.1.0]`,
-	After: `target_link_libraries(_portable_lib PRIVATE Python3::Module)
+		After: `target_link_libraries(_portable_lib PRIVATE Python3::Module)
 $ etlink check dist/executorch-*.whl
 no findings`,
+	},
 	Check: checkLibpython,
 }
 
 // ET203 finds absolute and build-tree run-time search paths.
 var ET203 = &Rule{
-	ID:       "ET203",
-	Name:     "absolute-runpath",
-	Severity: finding.Warning,
-	Summary:  "a shipped object's RPATH or RUNPATH holds an absolute or build-tree path",
-	Why: `The loader searches RPATH/RUNPATH on the user's machine. An absolute path points at
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET203",
+		Name:     "absolute-runpath",
+		Severity: finding.Warning,
+		Summary:  "a shipped object's RPATH or RUNPATH holds an absolute or build-tree path",
+		Why: `The loader searches RPATH/RUNPATH on the user's machine. An absolute path points at
 the build machine: at best it finds nothing, at worst it finds a different library that
 happens to live there (a security and correctness problem). A build-tree path (.../build/,
 cmake-build-*/, _skbuild/) is always a leftover of the build.`,
-	Fix: `Use $ORIGIN-relative paths: set_target_properties(t PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
+		Fix: `Use $ORIGIN-relative paths: set_target_properties(t PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
 and BUILD_WITH_INSTALL_RPATH, or patchelf --set-rpath '$ORIGIN/...' after the build.`,
-	Before: `$ readelf -d libexecutorch.so | grep RUNPATH
+		Before: `$ readelf -d libexecutorch.so | grep RUNPATH
  (RUNPATH) Library runpath: [/home/ci/executorch/cmake-out/lib]`,
-	After: `$ readelf -d libexecutorch.so | grep RUNPATH
+		After: `$ readelf -d libexecutorch.so | grep RUNPATH
  (RUNPATH) Library runpath: [$ORIGIN]`,
+	},
 	Check: checkRunpaths,
 }
 
 // ET401 finds undefined symbols nothing in the load closure defines.
 var ET401 = &Rule{
-	ID:       "ET401",
-	Name:     "unresolved-at-load",
-	Severity: finding.Error,
-	Summary:  "an undefined non-weak symbol that no object in the load closure defines",
-	Why: `A shared library links with undefined symbols allowed; the loader must find each one
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET401",
+		Name:     "unresolved-at-load",
+		Severity: finding.Error,
+		Summary:  "an undefined non-weak symbol that no object in the load closure defines",
+		Why: `A shared library links with undefined symbols allowed; the loader must find each one
 in the objects loaded with it. A symbol nothing defines fails the import with "undefined
 symbol" (or, lazily bound, the first call) - the custom-op case of a library that links
 but does not load once the runtime moved to another library.`,
-	Fix: `Link the library that defines the symbol (and ship it), so it is in DT_NEEDED; for a
+		Fix: `Link the library that defines the symbol (and ship it), so it is in DT_NEEDED; for a
 symbol the interpreter or a peer provides at run time, make that explicit in the
 package's import order and document it.`,
-	Before: `$ python -c 'import executorch.extension.pybindings._portable_lib'
+		Before: `$ python -c 'import executorch.extension.pybindings._portable_lib'
 ImportError: ... undefined symbol: _ZN10executorch7runtime11get_backendEPKc`,
-	After: `target_link_libraries(custom_ops PRIVATE executorch)   # libexecutorch.so in DT_NEEDED
+		After: `target_link_libraries(custom_ops PRIVATE executorch)   # libexecutorch.so in DT_NEEDED
 $ etlink check dist/executorch-*.whl
 no findings`,
+	},
 	Check: checkUnresolved,
 }
 
 // ET402 finds DT_NEEDED entries the loader would not find once installed.
 var ET402 = &Rule{
-	ID:       "ET402",
-	Name:     "unresolvable-needed",
-	Severity: finding.Error,
-	Summary:  "a DT_NEEDED the loader would not find from the installed layout",
-	Why: `Installed, the wheel's files sit in site-packages of another machine. Only
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET402",
+		Name:     "unresolvable-needed",
+		Severity: finding.Error,
+		Summary:  "a DT_NEEDED the loader would not find from the installed layout",
+		Why: `Installed, the wheel's files sit in site-packages of another machine. Only
 $ORIGIN-relative search paths, the system directories and ld.so.cache still lead
 anywhere; a library found on the build machine through an absolute RPATH, or not at all,
 makes the import fail with "cannot open shared object file".`,
-	Fix: `Ship the library in the wheel and point an $ORIGIN-relative RUNPATH at it (auditwheel
+		Fix: `Ship the library in the wheel and point an $ORIGIN-relative RUNPATH at it (auditwheel
 repair does this), or link the one the peer (torch) provides through a relative path.`,
-	Before: `libexecutorch_backend_xnnpack.so: NEEDED libpthreadpool.so.0, RUNPATH /home/ci/build/lib`,
-	After:  `libexecutorch_backend_xnnpack.so: NEEDED libpthreadpool-3b9f1e2a.so.0, RUNPATH $ORIGIN/../../executorch.libs`,
-	Check:  checkUnfindable,
+		Before: `libexecutorch_backend_xnnpack.so: NEEDED libpthreadpool.so.0, RUNPATH /home/ci/build/lib`,
+		After:  `libexecutorch_backend_xnnpack.so: NEEDED libpthreadpool-3b9f1e2a.so.0, RUNPATH $ORIGIN/../../executorch.libs`,
+	},
+	Check: checkUnfindable,
 }
 
 // ET403 finds shipped libraries whose SONAME names no file of the package.
 var ET403 = &Rule{
-	ID:       "ET403",
-	Name:     "soname-mismatch",
-	Severity: finding.Warning,
-	Summary:  "a shipped library whose SONAME names no file the package ships (or, by policy, without a versioned file name)",
-	Why: `Consumers linked against a library record its SONAME in DT_NEEDED, and the loader looks
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET403",
+		Name:     "soname-mismatch",
+		Severity: finding.Warning,
+		Summary:  "a shipped library whose SONAME names no file the package ships (or, by policy, without a versioned file name)",
+		Why: `Consumers linked against a library record its SONAME in DT_NEEDED, and the loader looks
 for a file of that name. A SONAME that differs from the shipped file's name is found only
 if a file or symlink of that name sits beside it (wheels cannot ship symlinks): a
 consumer built against the wheel fails with "cannot open shared object file". A
@@ -110,43 +119,48 @@ for a library only ever loaded by path, as ctypes does). The plain libfoo.so lay
 (SONAME = file name) that pip's torch wheels ship is fine; a project that wants
 versioned names (ExecuTorch: an unversioned libfoo.so is what a leftover of an earlier
 build looks like) turns that policy on in etlink.toml: [soname] versioned = true.`,
-	Fix: `Ship the file under its SONAME: set_target_properties(t PROPERTIES VERSION 1.0 SOVERSION 1)
+		Fix: `Ship the file under its SONAME: set_target_properties(t PROPERTIES VERSION 1.0 SOVERSION 1)
 and install the file named like the SONAME, or set the SONAME to the shipped name
 (-Wl,-soname,libfoo.so, or patchelf --set-soname).`,
-	Before: `executorch/lib/libexecutorch.so (SONAME libexecutorch.so.1)`,
-	After:  `executorch/lib/libexecutorch.so.1 (SONAME libexecutorch.so.1)`,
-	Check:  checkSonames,
+		Before: `executorch/lib/libexecutorch.so (SONAME libexecutorch.so.1)`,
+		After:  `executorch/lib/libexecutorch.so.1 (SONAME libexecutorch.so.1)`,
+	},
+	Check: checkSonames,
 }
 
 // ET404 finds wheels whose platform tag does not match their machine code.
 var ET404 = &Rule{
-	ID:       "ET404",
-	Name:     "wheel-tag-mismatch",
-	Severity: finding.Error,
-	Summary:  "the wheel's platform tag does not match the ELF machine of its libraries",
-	Why: `pip installs a wheel by its tag; an x86_64 library in a wheel tagged aarch64 (or "any")
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET404",
+		Name:     "wheel-tag-mismatch",
+		Severity: finding.Error,
+		Summary:  "the wheel's platform tag does not match the ELF machine of its libraries",
+		Why: `pip installs a wheel by its tag; an x86_64 library in a wheel tagged aarch64 (or "any")
 installs fine and fails at import with "wrong ELF class" or "cannot open shared object".`,
-	Fix: `Build the wheel on, or cross-compile for, the machine its tag names, and let the
+		Fix: `Build the wheel on, or cross-compile for, the machine its tag names, and let the
 build backend compute the tag (do not hard-code --plat-name).`,
-	Before: `executorch-1.0-cp311-cp311-manylinux_2_28_aarch64.whl containing x86_64 libraries`,
-	After:  `executorch-1.0-cp311-cp311-manylinux_2_28_x86_64.whl`,
-	Check:  checkWheelTag,
+		Before: `executorch-1.0-cp311-cp311-manylinux_2_28_aarch64.whl containing x86_64 libraries`,
+		After:  `executorch-1.0-cp311-cp311-manylinux_2_28_x86_64.whl`,
+	},
+	Check: checkWheelTag,
 }
 
 // ET405 finds wheel entries writable by group or others.
 var ET405 = &Rule{
-	ID:       "ET405",
-	Name:     "world-writable-entry",
-	Severity: finding.Warning,
-	Summary:  "a wheel entry whose recorded mode grants write to group or others",
-	Why: `pip applies the mode recorded in the wheel. A library installed group- or
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET405",
+		Name:     "world-writable-entry",
+		Severity: finding.Warning,
+		Summary:  "a wheel entry whose recorded mode grants write to group or others",
+		Why: `pip applies the mode recorded in the wheel. A library installed group- or
 world-writable can be replaced by another user of the machine, and everything that
 imports it runs their code.`,
-	Fix: `Grant only owner write when staging files (chmod u+w, not an absolute 0777), or set
+		Fix: `Grant only owner write when staging files (chmod u+w, not an absolute 0777), or set
 the modes when building the wheel.`,
-	Before: `-rwxrwxrwx executorch/lib/libexecutorch.so.1`,
-	After:  `-rwxr-xr-x executorch/lib/libexecutorch.so.1`,
-	Check:  checkEntryModes,
+		Before: `-rwxrwxrwx executorch/lib/libexecutorch.so.1`,
+		After:  `-rwxr-xr-x executorch/lib/libexecutorch.so.1`,
+	},
+	Check: checkEntryModes,
 }
 
 func pkgSubject(o *elfobj.Object) finding.Subject {
@@ -536,21 +550,23 @@ func checkWheelTag(r *Rule, ctx *Context) []finding.Finding {
 
 // ET407 finds a wheel that holds two entries of one name.
 var ET407 = &Rule{
-	ID:       "ET407",
-	Name:     "duplicate-wheel-entry",
-	Severity: finding.Error,
-	Summary:  "a wheel holds two entries under one name",
-	Why: `A zip file may list a name twice. Installers disagree on which copy wins (pip keeps
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET407",
+		Name:     "duplicate-wheel-entry",
+		Severity: finding.Error,
+		Summary:  "a wheel holds two entries under one name",
+		Why: `A zip file may list a name twice. Installers disagree on which copy wins (pip keeps
 the last, others the first or refuse the wheel), so what runs depends on the installer,
 and a reviewer or scanner that reads one copy does not see the other: the other may be
 a different library.`,
-	Fix: `Build the wheel with a tool that writes each file once (pip wheel, build, scikit-build-core,
+		Fix: `Build the wheel with a tool that writes each file once (pip wheel, build, scikit-build-core,
 auditwheel repair); do not append to an existing wheel with zip.`,
-	Before: `$ unzip -l pkg.whl | grep libexecutorch.so
+		Before: `$ unzip -l pkg.whl | grep libexecutorch.so
    8402  pkg/lib/libexecutorch.so
    9120  pkg/lib/libexecutorch.so`,
-	After: `$ unzip -l pkg.whl | grep libexecutorch.so
+		After: `$ unzip -l pkg.whl | grep libexecutorch.so
    9120  pkg/lib/libexecutorch.so`,
+	},
 	Check: checkDuplicateEntries,
 }
 

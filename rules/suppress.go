@@ -77,15 +77,17 @@ func covering(f finding.Finding, sups []*Suppression) *Suppression {
 
 // ET001 reports malformed ignore directives.
 var ET001 = &Rule{
-	ID:       "ET001",
-	Name:     "invalid-suppression",
-	Severity: finding.Warning,
-	Summary:  "an `# etlink: ignore` directive that names no known rule or gives no reason",
-	Why: `A suppression must say what it silences and why, so that a reviewer can judge it later.
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET001",
+		Name:     "invalid-suppression",
+		Severity: finding.Warning,
+		Summary:  "an `# etlink: ignore` directive that names no known rule or gives no reason",
+		Why: `A suppression must say what it silences and why, so that a reviewer can judge it later.
 One that names no rule silences nothing; one with no reason hides a decision.`,
-	Fix:    "Write `# etlink: ignore ET202 why this is acceptable` on the line of the finding or the line above.",
-	Before: "target_link_libraries(ext PRIVATE Python3::Python)  # etlink: ignore",
-	After:  "target_link_libraries(ext PRIVATE Python3::Python)  # etlink: ignore ET202 test-only embedding shim",
+		Fix:    "Write `# etlink: ignore ET202 why this is acceptable` on the line of the finding or the line above.",
+		Before: "target_link_libraries(ext PRIVATE Python3::Python)  # etlink: ignore",
+		After:  "target_link_libraries(ext PRIVATE Python3::Python)  # etlink: ignore ET202 test-only embedding shim",
+	},
 	Check: func(r *Rule, ctx *Context) []finding.Finding {
 		var out []finding.Finding
 		for _, s := range ctx.Suppressions {
@@ -103,15 +105,17 @@ One that names no rule silences nothing; one with no reason hides a decision.`,
 
 // ET002 reports ignore directives that matched nothing.
 var ET002 = &Rule{
-	ID:       "ET002",
-	Name:     "unused-suppression",
-	Severity: finding.Note,
-	Summary:  "an `# etlink: ignore` directive that silenced no finding",
-	Why: `A suppression left behind after its finding was fixed (or moved) would silently hide the
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET002",
+		Name:     "unused-suppression",
+		Severity: finding.Note,
+		Summary:  "an `# etlink: ignore` directive that silenced no finding",
+		Why: `A suppression left behind after its finding was fixed (or moved) would silently hide the
 next real finding on that line.`,
-	Fix:    "Delete the directive, or move it next to the finding it is meant for.",
-	Before: "# etlink: ignore ET202 old shim, since removed\ntarget_link_libraries(ext PRIVATE Python3::Module)",
-	After:  "target_link_libraries(ext PRIVATE Python3::Module)",
+		Fix:    "Delete the directive, or move it next to the finding it is meant for.",
+		Before: "# etlink: ignore ET202 old shim, since removed\ntarget_link_libraries(ext PRIVATE Python3::Module)",
+		After:  "target_link_libraries(ext PRIVATE Python3::Module)",
+	},
 	Check: func(r *Rule, ctx *Context) []finding.Finding {
 		var out []finding.Finding
 		for _, s := range ctx.Suppressions {

@@ -237,14 +237,7 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 	if n := demangle.Skipped(); n > 0 {
 		a.notef("%d symbol names are over the demangler's bound (crafted, or longer than any real C++ name) and are shown as they are", n)
 	}
-	docs := map[string]report.RuleDoc{}
-	var infos []report.RuleInfo
-	for _, rule := range rules.All() {
-		docs[rule.ID] = report.RuleDoc{Summary: rule.Summary, Fix: rule.Fix}
-		infos = append(infos, report.RuleInfo{ID: rule.ID, Name: rule.Name, Severity: rule.Severity, Summary: rule.Summary,
-			Why: rule.Why, Fix: rule.Fix, Before: rule.Before, After: rule.After})
-	}
-	opt := report.Options{Verbose: o.verbose, Docs: docs, Rules: infos, BaseDir: o.srcroot}
+	opt := report.Options{Verbose: o.verbose, Rules: rules.Docs(), BaseDir: o.srcroot}
 	if f, ok := a.stdout.(*os.File); ok {
 		opt.Width = termWidth(f)
 	}

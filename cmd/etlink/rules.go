@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/etlink/etlink/report"
 	"github.com/etlink/etlink/rules"
@@ -59,12 +58,7 @@ Examples:
 			a.errorf("explain: no rule %q\nRun 'etlink rules' for the list.", fs.Arg(0))
 			return exitError
 		}
-		fmt.Fprintf(a.stdout, "%s %s (default severity: %s)\n\n%s\n\nWhy it breaks:\n%s\n\nFix:\n%s\n\nBefore:\n%s\n\nAfter:\n%s\n",
-			r.ID, r.Name, r.Severity, r.Summary, indentBlock(r.Why), indentBlock(r.Fix), indentBlock(r.Before), indentBlock(r.After))
+		fmt.Fprint(a.stdout, r.Explain())
 		return exitOK
 	},
-}
-
-func indentBlock(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
 }

@@ -1,0 +1,32 @@
+package finding
+
+import (
+	"fmt"
+	"strings"
+)
+
+// RuleDoc is a rule's documentation, defined once where the rule is (package
+// rules) and read by everything that describes rules: etlink rules and
+// explain, the text report's per-rule summary, SARIF's tool.driver.rules.
+type RuleDoc struct {
+	ID       string
+	Name     string
+	Severity Severity
+	// Summary is one line: what the rule finds.
+	Summary string
+	// Why says what goes wrong at run time.
+	Why string
+	// Fix says how to repair it.
+	Fix string
+	// Before and After are a failing and a fixed example.
+	Before, After string
+}
+
+// Explain is the rule's full documentation as etlink explain prints it.
+func (d *RuleDoc) Explain() string {
+	indent := func(s string) string {
+		return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
+	}
+	return fmt.Sprintf("%s %s (default severity: %s)\n\n%s\n\nWhy it breaks:\n%s\n\nFix:\n%s\n\nBefore:\n%s\n\nAfter:\n%s\n",
+		d.ID, d.Name, d.Severity, d.Summary, indent(d.Why), indent(d.Fix), indent(d.Before), indent(d.After))
+}
