@@ -37,7 +37,7 @@ func CollectLinks(paths []string, opt linkline.Options) (*LinkInputs, []error) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", p, unwrapPath(err)))
+			errs = append(errs, &datafile.Error{Path: p, Err: unwrapPath(err)})
 			continue
 		}
 		if fi.IsDir() {
@@ -189,7 +189,7 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 	default:
 		if elfobj.IsELFFile(p) {
 			if explicit {
-				return []error{fmt.Errorf("%s: an ELF file is not a link line; give the build directory, link.txt, build.ninja or a build log", p)}
+				return []error{&datafile.Error{Path: p, Err: errors.New("an ELF file is not a link line; give the build directory, link.txt, build.ninja or a build log")}}
 			}
 			return nil
 		}
@@ -204,7 +204,7 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 		}
 		links, errs := linkline.ParseLog(f, p, o)
 		if len(links) == 0 && len(errs) == 0 {
-			errs = append(errs, fmt.Errorf("%s: no link command found", p))
+			errs = append(errs, &datafile.Error{Path: p, Err: errors.New("no link command found")})
 		}
 		in.Links = append(in.Links, links...)
 		return errs

@@ -11,6 +11,7 @@ package elfobj
 import (
 	"debug/elf"
 	"fmt"
+	"github.com/etlink/etlink/datafile"
 	"strings"
 )
 
@@ -251,13 +252,7 @@ func (o *Object) Undefined() int {
 }
 
 // Error is an input that could not be read. Its text is "PATH: what is wrong".
-type Error struct {
-	Path string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
+type Error = datafile.Error
 
 func errorf(path, format string, args ...any) *Error {
 	return &Error{Path: path, Err: fmt.Errorf(format, args...)}

@@ -3,6 +3,7 @@ package linkline
 import (
 	"bytes"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -162,26 +163,26 @@ func builtinLinkSpec(driver string) (string, error) {
 	defer f.Close()
 	switch {
 	case fi.Size() > maxDriverSize:
-		return "", fmt.Errorf("%s: %d bytes, too large for a compiler driver", driver, fi.Size())
+		return "", fileError(driver, fmt.Errorf("%d bytes, too large for a compiler driver", fi.Size()))
 	}
 	ef, err := elf.NewFile(f)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", driver, err)
+		return "", fileError(driver, err)
 	}
 	sec := ef.Section(".rodata")
 	if sec == nil || sec.Type == elf.SHT_NOBITS || sec.Size > maxDriverSize {
-		return "", fmt.Errorf("%s: no .rodata", driver)
+		return "", fileError(driver, errors.New("no .rodata"))
 	}
 	data, err := sec.Data()
 	if err != nil {
-		return "", fmt.Errorf("%s: .rodata: %w", driver, err)
+		return "", fileError(driver, fmt.Errorf(".rodata: %w", err))
 	}
 	for _, str := range bytes.Split(data, []byte{0}) {
 		if bytes.Contains(str, []byte("-dynamic-linker")) && bytes.Contains(str, []byte("%{shared:-shared}")) {
 			return string(str), nil
 		}
 	}
-	return "", fmt.Errorf("%s: no built-in link spec (-dynamic-linker, %%{shared:-shared}) in its read-only data: not a gcc driver", driver)
+	return "", fileError(driver, fmt.Errorf("no built-in link spec (-dynamic-linker, %%{shared:-shared}) in its read-only data: not a gcc driver"))
 }
 
 // replaceSpec sets spec name in a spec file's text.

@@ -35,7 +35,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	reply := filepath.Join(top, ".cmake", "api", "v1", "reply")
 	idx, err := filepath.Glob(filepath.Join(reply, "index-*.json"))
 	if err != nil || len(idx) == 0 {
-		return nil, []error{fmt.Errorf("%s: %w: no index-*.json reply (write .cmake/api/v1/query/codemodel-v2 and run cmake)", reply, ErrFileAPI)}
+		return nil, []error{fileError(reply, fmt.Errorf("%w: no index-*.json reply (write .cmake/api/v1/query/codemodel-v2 and run cmake)", ErrFileAPI))}
 	}
 	sort.Strings(idx)
 	var index struct {
@@ -64,7 +64,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 		}
 	}
 	if cmPath == "" {
-		return nil, []error{fmt.Errorf("%s: %w: no codemodel-v2 in the reply", idx[len(idx)-1], ErrFileAPI)}
+		return nil, []error{fileError(idx[len(idx)-1], fmt.Errorf("%w: no codemodel-v2 in the reply", ErrFileAPI))}
 	}
 	var cm faCodemodel
 	if err := readReply(reply, cmPath, &cm); err != nil {
@@ -257,7 +257,7 @@ func replyFile(reply, name string) (string, error) {
 		return "", err
 	}
 	if filepath.IsAbs(name) || !strings.HasPrefix(real, dir+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s: the File API reply names %q, which is not in the reply directory: not read: %w", reply, name, ErrFileAPI)
+		return "", fileError(reply, fmt.Errorf("the File API reply names %q, which is not in the reply directory: not read: %w", name, ErrFileAPI))
 	}
 	return p, nil
 }
@@ -277,7 +277,7 @@ func readJSON(path string, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w: %w", path, ErrFileAPI, err)
+		return fileError(path, fmt.Errorf("%w: %w", ErrFileAPI, err))
 	}
 	return nil
 }
@@ -333,7 +333,7 @@ func (g *faGraph) inTree(f, top string) bool {
 func (s *session) fileAPITarget(data []byte, file string, ctx faContext) (*Link, error) {
 	var t faTarget
 	if err := json.Unmarshal(data, &t); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", file, ErrFileAPI, err)
+		return nil, fileError(file, fmt.Errorf("%w: %w", ErrFileAPI, err))
 	}
 	if t.Link == nil {
 		return nil, nil
@@ -359,7 +359,7 @@ func (s *session) fileAPITarget(data []byte, file string, ctx faContext) (*Link,
 			}
 			words, err := cmakeFragmentWords(f.Fragment)
 			if err != nil {
-				return fmt.Errorf("%s: %w: fragment %q: %w", file, ErrFileAPI, f.Fragment, err)
+				return fileError(file, fmt.Errorf("%w: fragment %q: %w", ErrFileAPI, f.Fragment, err))
 			}
 			src := t.BacktraceGraph.source(file, f.Backtrace, ctx.source)
 			for _, w := range words {

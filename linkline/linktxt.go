@@ -1,7 +1,6 @@
 package linkline
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -45,9 +44,9 @@ func ParseLinkTxt(path string, opt Options) (*Link, error) {
 	case firstErr != nil:
 		return nil, firstErr
 	case archive:
-		return nil, fmt.Errorf("%s: %w", path, ErrArchive)
+		return nil, fileError(path, ErrArchive)
 	}
-	return nil, fmt.Errorf("%s: %w", path, ErrNotLink)
+	return nil, fileError(path, ErrNotLink)
 }
 
 // runsArchiver reports whether a command line runs ar or ranlib (any

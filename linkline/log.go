@@ -3,7 +3,6 @@ package linkline
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -49,7 +48,7 @@ func ParseLog(r io.Reader, name string, opt Options) ([]*Link, []error) {
 		links = append(links, found...)
 	}
 	if err := sc.Err(); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		errs = append(errs, fileError(name, err))
 	}
 	return links, errs
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // ParseNinja reads a build.ninja (with the files it includes) and returns
@@ -35,7 +37,7 @@ func ParseNinja(path string, opt Options) ([]*Link, []error) {
 func parseNinja(r io.Reader, name, dir string, opt Options) ([]*Link, []error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, []error{fmt.Errorf("%s: %w", name, err)}
+		return nil, []error{fileError(name, err)}
 	}
 	return parseNinjaData(data, name, dir, opt)
 }
@@ -121,7 +123,7 @@ type nLexer struct {
 }
 
 func (l *nLexer) errf(format string, args ...any) error {
-	return fmt.Errorf("%s:%d: %w: %s", l.file, l.line, ErrNinjaSyntax, fmt.Sprintf(format, args...))
+	return &datafile.Error{Path: l.file, Line: l.line, Err: fmt.Errorf("%w: %s", ErrNinjaSyntax, fmt.Sprintf(format, args...))}
 }
 
 func (l *nLexer) eof() bool { return l.pos >= len(l.data) }
@@ -494,11 +496,11 @@ func (p *ninjaParser) include(l *nLexer, sc *nScope, kw string) error {
 		path = filepath.Join(p.dir, path)
 	}
 	if p.seen[path] || p.depth >= 64 {
-		return fmt.Errorf("%s:%d: %w: %s %s: include cycle", l.file, line, ErrNinjaSyntax, kw, rel)
+		return &datafile.Error{Path: l.file, Line: line, Err: fmt.Errorf("%w: %s %s: include cycle", ErrNinjaSyntax, kw, rel)}
 	}
 	data, err := readInput(path)
 	if err != nil {
-		return fmt.Errorf("%s:%d: %s %s: %w", l.file, line, kw, rel, err)
+		return &datafile.Error{Path: l.file, Line: line, Err: fmt.Errorf("%s %s: %w", kw, rel, err)}
 	}
 	if kw == "subninja" {
 		sc = &nScope{parent: sc}
@@ -602,7 +604,7 @@ func (p *ninjaParser) build(l *nLexer, sc *nScope, line int, ct *cmakeComments) 
 	}
 	r := sc.rule(ruleName)
 	if r == nil {
-		return fmt.Errorf("%s:%d: %w: unknown build rule %q", l.file, line, ErrNinjaSyntax, ruleName)
+		return &datafile.Error{Path: l.file, Line: line, Err: fmt.Errorf("%w: unknown build rule %q", ErrNinjaSyntax, ruleName)}
 	}
 	if _, ok := r.vars["command"]; !ok {
 		return nil
@@ -620,7 +622,7 @@ func (p *ninjaParser) build(l *nLexer, sc *nScope, line int, ct *cmakeComments) 
 	}
 	cmd := e.lookup("command")
 	if e.err != nil {
-		return fmt.Errorf("%s:%d: %w", l.file, line, e.err)
+		return &datafile.Error{Path: l.file, Line: line, Err: e.err}
 	}
 	src := Source{File: l.file, Line: line}
 	if rsp := e.lookup("rspfile"); rsp != "" {

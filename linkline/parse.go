@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // Options steer parsing. The zero value asks the real drivers.
@@ -61,12 +63,23 @@ func newSession(opt Options) *session {
 }
 
 // at renders a source as an error prefix ("file:line: "), or "".
-func at(src Source) string {
-	if s := src.String(); s != "" {
-		return s + ": "
+// srcError is an error of the line src points at: a datafile.Error naming
+// the file, or err with src's description when src names no file.
+func srcError(src Source, err error) error {
+	switch {
+	case src.File == "" && src.String() == "":
+		return err
+	case src.File == "":
+		return fmt.Errorf("%s: %w", src, err)
 	}
-	return ""
+	if cm := (Source{CMakeFile: src.CMakeFile, CMakeLine: src.CMakeLine, CMakeCommand: src.CMakeCommand}).String(); cm != "" {
+		err = fmt.Errorf("(%s) %w", cm, err)
+	}
+	return &datafile.Error{Path: src.File, Line: src.Line, Err: err}
 }
+
+// fileError is an error of the input file path.
+func fileError(path string, err error) error { return &datafile.Error{Path: path, Err: err} }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
@@ -151,7 +164,7 @@ func baseDir(opt, fallback string) (string, error) {
 func (s *session) parseShell(line, dir string, src Source, first bool) ([]*Link, error) {
 	cmds, err := splitShell(line)
 	if err != nil {
-		return nil, fmt.Errorf("%s%w", at(src), err)
+		return nil, srcError(src, err)
 	}
 	var links []*Link
 	for _, c := range cmds {
@@ -189,7 +202,7 @@ func (s *session) parseShell(line, dir string, src Source, first bool) ([]*Link,
 		}
 	}
 	if len(links) == 0 {
-		return nil, fmt.Errorf("%s%w", at(src), ErrNotLink)
+		return nil, srcError(src, ErrNotLink)
 	}
 	return links, nil
 }
@@ -271,7 +284,7 @@ func (s *session) walkDriver(link *Link, args []word) (*driverWalk, error) {
 		// value takes the next word as the value of option a.
 		value := func(count bool) (string, error) {
 			if i+1 >= len(args) {
-				return "", fmt.Errorf("%sargument %d: %s: missing value", at(a.src), here, t)
+				return "", srcError(a.src, fmt.Errorf("argument %d: %s: missing value", here, t))
 			}
 			i++
 			if count {
@@ -398,12 +411,12 @@ func (s *session) walkDriver(link *Link, args []word) (*driverWalk, error) {
 // parseArgv parses one command's argv.
 func (s *session) parseArgv(argv []word, dir string, src Source) (*Link, error) {
 	if len(argv) == 0 || argv[0].text == "" {
-		return nil, fmt.Errorf("%sempty command: %w", at(src), ErrNotLink)
+		return nil, srcError(src, fmt.Errorf("empty command: %w", ErrNotLink))
 	}
 	driver := argv[0].text
 	t := s.tool(driver)
 	if t.kind == toolNotLink {
-		return nil, fmt.Errorf("%s%s: %w", at(src), driver, ErrNotLink)
+		return nil, srcError(src, fmt.Errorf("%s: %w", driver, ErrNotLink))
 	}
 	args, err := s.expandRsp(argv[1:], dir, nil)
 	if err != nil {
@@ -419,10 +432,10 @@ func (s *session) parseArgv(argv []word, dir string, src Source) (*Link, error) 
 		return nil, err
 	}
 	if w.compileOnly {
-		return nil, fmt.Errorf("%s%s compiles without linking: %w", at(src), driver, ErrNotLink)
+		return nil, srcError(src, fmt.Errorf("%s compiles without linking: %w", driver, ErrNotLink))
 	}
 	if t.kind == toolOther && !w.hasOutput {
-		return nil, fmt.Errorf("%s%s: no -o: %w", at(src), driver, ErrNotLink)
+		return nil, srcError(src, fmt.Errorf("%s: no -o: %w", driver, ErrNotLink))
 	}
 	link.Output = w.output
 	if !w.hasOutput {

@@ -118,11 +118,11 @@ func (s *session) expandRsp(args []word, dir string, chain []string) ([]word, er
 		path = filepath.Clean(path)
 		for _, c := range chain {
 			if c == path {
-				return nil, fmt.Errorf("%s%w cycle: %s", at(a.src), ErrResponseFile, strings.Join(append(chain, path), " -> "))
+				return nil, srcError(a.src, fmt.Errorf("%w cycle: %s", ErrResponseFile, strings.Join(append(chain, path), " -> ")))
 			}
 		}
 		if len(chain) >= maxRspDepth {
-			return nil, fmt.Errorf("%s%w nesting deeper than %d: %s", at(a.src), ErrResponseFile, maxRspDepth, strings.Join(append(chain, path), " -> "))
+			return nil, srcError(a.src, fmt.Errorf("%w nesting deeper than %d: %s", ErrResponseFile, maxRspDepth, strings.Join(append(chain, path), " -> ")))
 		}
 		data, ok := s.overlay[path]
 		src := path
@@ -135,7 +135,7 @@ func (s *session) expandRsp(args []word, dir string, chain []string) ([]word, er
 				if len(chain) > 0 {
 					what = fmt.Sprintf("%s (via %s)", name, strings.Join(chain, " -> "))
 				}
-				return nil, fmt.Errorf("%s%w %s: %w", at(a.src), ErrResponseFile, what, err)
+				return nil, srcError(a.src, fmt.Errorf("%w %s: %w", ErrResponseFile, what, err))
 			}
 			data = string(b)
 		}

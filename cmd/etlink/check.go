@@ -1,10 +1,7 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/rules"
 )
@@ -46,44 +43,23 @@ func runCheck(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	s, ok := a.open("check", fs.Args(), &pf, out, false)
+	s, ctx, ok := a.open("check", fs.Args(), &pf, out, analyze.Options{Package: true})
 	if !ok {
 		return exitError
 	}
-	pkg := &analyze.Package{Path: strings.Join(fs.Args(), " "), Objects: s.objs, Dangling: s.dangling}
-	for _, p := range fs.Args() {
-		if !strings.HasSuffix(p, ".whl") {
-			continue
-		}
-		pkg.Wheel, pkg.Path = true, p
-		if tags, ok := analyze.WheelPlatforms(p); ok {
-			pkg.Platforms = append(pkg.Platforms, tags...)
-		} else {
-			a.notef("%s: not a wheel file name (name-version-python-abi-platform.whl): platform tag not checked", p)
-		}
-		entries, err := elfobj.ListWheel(p)
-		if err != nil {
-			a.inputError(err)
-			continue
-		}
-		pkg.Entries = append(pkg.Entries, entries...)
-	}
-	reloc := analyze.NewLoader(s.cache, s.objs)
-	reloc.Relocated = true
-	s.ctx.Package, s.ctx.Relocated = pkg, reloc
-	platforms, err := rules.Platforms(pkg, reloc)
+	platforms, err := rules.Platforms(s.Package, s.Relocated)
 	if err != nil {
 		a.errorf("check: %v", err)
 		return exitError
 	}
-	s.ctx.Platforms = platforms
+	ctx.Platforms = platforms
 	checks := []*rules.Rule{rules.ET201, rules.ET203, rules.ET302, rules.ET401, rules.ET402, rules.ET403, rules.ET404, rules.ET405, rules.ET406, rules.ET407}
 	if len(pf.with) > 0 {
 		checks = append(checks, rules.ET301)
 	}
-	r := &finding.Report{Command: "check", Inputs: s.inputs, Findings: rules.Run(s.ctx, checks)}
+	r := &finding.Report{Command: "check", Inputs: s.Inputs, Findings: rules.Run(ctx, checks)}
 	for _, p := range platforms {
-		r.Platforms = append(r.Platforms, rules.PlatformReport(p, pkg.Platforms))
+		r.Platforms = append(r.Platforms, rules.PlatformReport(p, s.Package.Platforms))
 	}
 	return a.emit(out, failOn, r)
 }

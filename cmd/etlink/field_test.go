@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,7 +190,7 @@ func TestFieldMustFlag(t *testing.T) {
 			}
 			for _, want := range expect[cmd] {
 				if !got[want] {
-					t.Errorf("%s: etlink %s does not report %s (must flag); it reported %v", name, cmd, want, sortedKeys(got))
+					t.Errorf("%s: etlink %s does not report %s (must flag); it reported %v", name, cmd, want, slices.Sorted(maps.Keys(got)))
 				}
 			}
 			o := &fieldOracle{t: t, dir: dir, ldso: ldso, torch: cmd == "conflicts"}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/cmake"
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/finding"
@@ -79,7 +80,7 @@ func runLint(c *command, a *app, args []string) int {
 	for _, p := range paths {
 		src, build := classifyLintPath(p)
 		if src == "" && build == "" {
-			a.inputError(pathError(p, "neither a CMake source directory, a build directory nor a CMakeLists.txt"))
+			a.InputError(pathError(p, "neither a CMake source directory, a build directory nor a CMakeLists.txt"))
 			continue
 		}
 		if src != "" {
@@ -95,8 +96,8 @@ func runLint(c *command, a *app, args []string) int {
 		proj, errs := cmake.Load(src, cmake.Options{Vars: vars})
 		inputs = append(inputs, finding.Input{Path: filepath.Join(src, "CMakeLists.txt")})
 		for _, err := range errs {
-			a.inputError(err)
-			inputs = append(inputs, finding.Input{Path: errorPath(err), Error: err.Error()})
+			a.InputError(err)
+			inputs = append(inputs, analyze.InputFailed(err))
 		}
 		if proj == nil {
 			continue
@@ -157,7 +158,7 @@ func cmakeDefines(defs []string) (map[string]string, error) {
 func (a *app) cmakeNotes(notes []cmake.Note, verbose bool) {
 	if verbose {
 		for _, n := range notes {
-			a.notef("%s", n)
+			a.Notef("%s", n)
 		}
 		return
 	}
@@ -181,7 +182,7 @@ func (a *app) cmakeNotes(notes []cmake.Note, verbose bool) {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k.what))
 		}
 	}
-	a.notef("CMake evaluation: %d notes: %s (-v lists them)", len(notes), strings.Join(parts, "; "))
+	a.Notef("CMake evaluation: %d notes: %s (-v lists them)", len(notes), strings.Join(parts, "; "))
 }
 
 // sameFact drops an ET201 finding (an extension's link line names

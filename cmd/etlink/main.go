@@ -155,13 +155,13 @@ func (a *app) println(line string) {
 }
 
 // inputError reports an input that could not be read; the run goes on.
-func (a *app) inputError(err error) {
+func (a *app) InputError(err error) {
 	a.inputErrors++
 	a.errorf("%v", err)
 }
 
 // notef prints progress and notes unless -q was given.
-func (a *app) notef(format string, args ...any) {
+func (a *app) Notef(format string, args ...any) {
 	if !a.quiet {
 		fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, args...)))
 	}

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/demangle"
-	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/report"
 	"github.com/etlink/etlink/rules"
@@ -129,65 +126,6 @@ func (o *outputFlags) loadConfig() (*rules.Config, error) {
 	return rules.LoadConfig(file)
 }
 
-// readInputs opens paths, printing an error line per unreadable input.
-func (a *app) readInputs(paths []string, opt elfobj.Options) ([]*elfobj.Object, []finding.Input, []*elfobj.Error) {
-	// An empty argument is a mistake (an unset shell variable), not "the
-	// current directory" as path cleaning would make it.
-	var named []string
-	var empty []error
-	for _, p := range paths {
-		if p == "" {
-			empty = append(empty, &elfobj.Error{Path: `""`, Err: errors.New("empty path")})
-			continue
-		}
-		named = append(named, p)
-	}
-	objs, errs := elfobj.Open(named, opt)
-	errs = append(empty, errs...)
-	inputs, dangling := a.inputList(named, objs, errs)
-	return objs, inputs, dangling
-}
-
-// inputList reports what reading paths gave (objs, errs): each error, each
-// path that held no ELF object, and the inputs for the report. Symbolic
-// links that lead nowhere are not unreadable inputs (Debian's torch/lib
-// holds three, to libraries of another package): each is said in a note
-// and returned for the rules that judge them.
-func (a *app) inputList(paths []string, objs []*elfobj.Object, errs []error) ([]finding.Input, []*elfobj.Error) {
-	failed := map[string]string{}
-	var dangling []*elfobj.Error
-	for _, err := range errs {
-		var ee *elfobj.Error
-		if errors.Is(err, elfobj.ErrDanglingLink) && errors.As(err, &ee) {
-			a.notef("%v (skipped)", err)
-			dangling = append(dangling, ee)
-			continue
-		}
-		a.inputError(err)
-		if errors.As(err, &ee) {
-			failed[ee.Path] = ee.Err.Error()
-		} else {
-			failed[err.Error()] = err.Error()
-		}
-	}
-	inputs := make([]finding.Input, 0, len(paths)+len(failed))
-	for _, p := range paths {
-		in := finding.Input{Path: p}
-		if msg, ok := failed[p]; ok {
-			in.Error = msg
-			delete(failed, p)
-		} else if !yielded(objs, p) {
-			a.notef("%s: no ELF objects found", p)
-		}
-		inputs = append(inputs, in)
-	}
-	// Failures inside an input (a wheel entry, a file in a directory).
-	for _, p := range sortedKeys(failed) {
-		inputs = append(inputs, finding.Input{Path: p, Error: failed[p]})
-	}
-	return inputs, dangling
-}
-
 // envelope is the head of every JSON document a command writes that is not
 // a finding report (scan, tree, why), the same as the report's.
 type envelope struct {
@@ -217,7 +155,7 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 			a.errorf("--write-baseline: %v", err)
 			return exitError
 		}
-		a.notef("%s: %d findings accepted as the baseline", o.writeBaseline, len(r.Findings))
+		a.Notef("%s: %d findings accepted as the baseline", o.writeBaseline, len(r.Findings))
 	}
 	if o.baseline != "" {
 		b, err := report.ReadBaseline(o.baseline)
@@ -228,14 +166,14 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 		var suppressed int
 		all := r.Findings
 		r.Findings, suppressed = b.Filter(all)
-		a.notef("%s: %d findings already in the baseline", o.baseline, suppressed)
+		a.Notef("%s: %d findings already in the baseline", o.baseline, suppressed)
 		if stale := b.Unmatched(all); len(stale) > 0 {
-			a.notef("%s: %d entries match no finding any more (fixed? drop them with --write-baseline)", o.baseline, len(stale))
+			a.Notef("%s: %d entries match no finding any more (fixed? drop them with --write-baseline)", o.baseline, len(stale))
 		}
 	}
 	r.Summary = finding.Summarize(r.Findings)
 	if n := demangle.Skipped(); n > 0 {
-		a.notef("%d symbol names are over the demangler's bound (crafted, or longer than any real C++ name) and are shown as they are", n)
+		a.Notef("%d symbol names are over the demangler's bound (crafted, or longer than any real C++ name) and are shown as they are", n)
 	}
 	opt := report.Options{Verbose: o.verbose, Rules: rules.Docs(), BaseDir: o.srcroot}
 	if f, ok := a.stdout.(*os.File); ok {
@@ -258,19 +196,6 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 		return exitFindings
 	}
 	return exitOK
-}
-
-// yielded reports whether any object was read from input path p.
-func yielded(objs []*elfobj.Object, p string) bool {
-	p = filepath.Clean(p)
-	for _, o := range objs {
-		for _, name := range []string{o.Path, o.Archive, o.Wheel} {
-			if name != "" && (name == p || strings.HasPrefix(name, p+string(filepath.Separator))) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // overwritable says why the file at path must not be replaced by a

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/finding"
-	"github.com/etlink/etlink/ldcache"
 	"github.com/etlink/etlink/linkline"
 	"github.com/etlink/etlink/rules"
 )
@@ -76,67 +73,8 @@ func (a *app) analyzeLinks(paths []string, rf *retentionFlags, cfg *rules.Config
 		a.errorf("%v", err)
 		return nil, nil, false
 	}
-	in, errs := analyze.CollectLinks(paths, opt)
-	inputs := make([]finding.Input, 0, len(paths))
-	for _, p := range paths {
-		inputs = append(inputs, finding.Input{Path: p})
-	}
-	for _, err := range errs {
-		a.inputError(err)
-		inputs = append(inputs, finding.Input{Path: errorPath(err), Error: err.Error()})
-	}
-	for p, what := range in.Sources {
-		a.notef("%s: read %s", p, what)
-	}
-	cache, err := ldcache.Load("/etc/ld.so.cache")
-	if err != nil {
-		a.notef("no ld.so.cache (%v): searching default directories only", err)
-	}
-	engine := analyze.NewRetention(patterns, analyze.NewLoader(cache, nil))
-	var facts []*analyze.LinkFacts
-	unbuilt, unread := 0, 0
-	for _, l := range in.Links {
-		m, err := in.MapFor(l)
-		if err != nil {
-			a.inputError(err)
-			inputs = append(inputs, finding.Input{Path: errorPath(err), Error: err.Error()})
-		}
-		f := engine.Analyze(l, m)
-		if f.Output == nil {
-			unbuilt++
-		}
-		for _, err := range f.Unread {
-			if errors.Is(err, fs.ErrNotExist) {
-				unread++
-				continue
-			}
-			a.inputError(err)
-			inputs = append(inputs, finding.Input{Path: errorPath(err), Error: err.Error()})
-		}
-		facts = append(facts, f)
-	}
-	a.notef("%d links, %d maps", len(in.Links), len(in.Maps))
-	if unbuilt > 0 {
-		a.notef("%d of the %d links have no output yet: nothing was observed for them; their fates are predicted from the inputs and the linkers' rules", unbuilt, len(in.Links))
-	}
-	if unread > 0 {
-		a.notef("%d inputs of those links do not exist (not built?): nothing is predicted from them either; build the tree for a full answer", unread)
-	}
-	if len(in.Links) == 0 && len(in.Maps) > 0 {
-		a.notef("maps but no link line: a map does not say which libraries were under --as-needed (gold, lld and mold do not even name those they dropped), so ET101 cannot be decided from maps alone; give the build directory, build.ninja or link.txt too")
-	}
+	facts, inputs := analyze.OpenLinks(paths, opt, patterns, a)
 	return facts, inputs, true
-}
-
-// errorPath is the input an error names: the text before the first ": ".
-func errorPath(err error) string {
-	s := err.Error()
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == ':' && s[i+1] == ' ' {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 func runRetention(c *command, a *app, args []string) int {

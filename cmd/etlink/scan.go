@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/report"
 )
@@ -41,7 +41,7 @@ func runScan(c *command, a *app, args []string) int {
 		a.errorf("scan: no PATH given\nRun 'etlink scan --help' for usage.")
 		return exitError
 	}
-	objs, inputs, _ := a.readInputs(fs.Args(), elfobj.Options{})
+	objs, inputs, _ := analyze.ReadInputs(fs.Args(), elfobj.Options{}, a)
 	if out.format == "json" {
 		head := scanReport{envelope: newEnvelope("scan", inputs), Objects: []*elfobj.Object{}}
 		err := report.EncodeJSON(a.stdout, &head, "objects", objs)
@@ -89,13 +89,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -88,10 +88,10 @@ func runTree(c *command, a *app, args []string) int {
 		}
 		paths = append(paths, abs)
 	}
-	objs, inputs, _ := a.readInputs(paths, elfobj.Options{})
+	objs, inputs, _ := analyze.ReadInputs(paths, elfobj.Options{}, a)
 	cache, err := ldcache.Load("/etc/ld.so.cache")
 	if err != nil {
-		a.notef("no ld.so.cache (%v): searching default directories only", err)
+		a.Notef("no ld.so.cache (%v): searching default directories only", err)
 	}
 	l := analyze.NewLoader(cache, objs)
 	l.Relocated = installed
