@@ -135,4 +135,16 @@
 // while() beyond 1,000 iterations, blocks nested deeper than 1,000 and more
 // than 1,000,000 commands in one Load stop with a Note, so a hostile tree
 // cannot hang or crash the lint.
+//
+// # Files
+//
+// parse.go is the lexer and parser; eval.go the interpreter core (loading
+// list files, blocks, dispatch, user functions and macros); vars.go
+// variables and scopes (and set, unset, option); expand.go variable
+// references; cond.go and flow.go conditions and control flow (if,
+// foreach, while, block); the built-in commands by CMake's grouping:
+// cmd_list.go list(), cmd_string.go string(), get_filename_component() and
+// cmake_parse_arguments(), cmd_project.go project(), include() and
+// add_subdirectory(); targets.go the targets and their link properties;
+// project.go the result.
 package cmake
