@@ -163,15 +163,8 @@ func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
 			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s registers from a static initializer but %s drops it from %s (%s): --as-needed and nothing references it",
 				filepath.Base(lf.Object.Path), f.Linker, consumer, how))
 			fd.Location = location(lf.Input, f.Link)
-			fd.Evidence = append(fd.Evidence, inputStep(lf.Input, f.Link))
-			fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("no undefined reference of the link's inputs resolves to %s (%d exported symbols, none referenced)",
-				filepath.Base(lf.Object.Path), lf.Object.Exports())})
-			fd.Evidence = append(fd.Evidence, registrationSteps(lf.Registrations)...)
-			fd.Evidence = append(fd.Evidence, outputStep(f, lf))
-			if lf.Observed && lf.Predicted {
-				fd.Evidence = append(fd.Evidence, modelStep(f))
-			}
-			fd.Fix = asNeededFix(ctx.Config, f, lf)
+			c := libraryChain(f, lf, ctx.Config)
+			fd.Evidence, fd.Fix = c.Steps, c.Fix
 			out = append(out, fd)
 		}
 	}
@@ -262,18 +255,8 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s(%s) registers from a static initializer but is not extracted into %s (%s)",
 				filepath.Base(mf.Object.Archive), mf.Object.Member, consumer, how))
 			fd.Location = location(mf.Input, f.Link)
-			fd.Evidence = append(fd.Evidence, inputStep(mf.Input, f.Link))
-			fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s(%s) defines no symbol any loaded input leaves undefined", filepath.Base(mf.Object.Archive), mf.Object.Member)})
-			fd.Evidence = append(fd.Evidence, registrationSteps(mf.Registrations)...)
-			if f.Map != nil {
-				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("map %s (%s) does not load %s(%s)", f.Map.Path, f.Map.Format, filepath.Base(mf.Object.Archive), mf.Object.Member), File: f.Map.Path})
-			} else if mf.Observed {
-				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s's initializers do not include %s", f.Output.Path, mf.Registrations[0].Initializer), File: f.Output.Path})
-			}
-			if mf.Observed && mf.Predicted {
-				fd.Evidence = append(fd.Evidence, modelStep(f))
-			}
-			fd.Fix = wholeArchiveFix(ctx.Config, f, mf)
+			c := memberChain(f, mf, ctx.Config)
+			fd.Evidence, fd.Fix = c.Steps, c.Fix
 			out = append(out, fd)
 		}
 	}
@@ -310,7 +293,7 @@ func checkSplitRegistry(r *Rule, ctx *Context) []finding.Finding {
 				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s exports %s (%s %s)", d.Object.Path, d.Symbol.Versioned(), d.Symbol.TypeName(), d.Symbol.BindingName()), File: d.Object.Path, Symbol: sp.Symbol})
 			}
 			for _, b := range sp.Registrars {
-				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s's initializer registers into %s's copy", filepath.Base(b.From.Path), pathOr(b.To))})
+				fd.Evidence = append(fd.Evidence, registryStep(b.From, sp.Symbol, b.To))
 			}
 			if sp.Consumer.From != nil {
 				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s itself binds %s to %s's copy", filepath.Base(sp.Consumer.From.Path), subj.Demangled, pathOr(sp.Consumer.To))})

@@ -109,7 +109,7 @@ func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Cha
 	}
 	c.Steps = append(c.Steps, registrationSteps(lf.Registrations)...)
 	if lf.Kept {
-		c.Steps = append(c.Steps, intoStep(lf.Into, lf.Registrations))
+		c.Steps = append(c.Steps, registryStep(lf.Object, lf.Registrations[0].Call, lf.Into))
 		c.Verdict = fmt.Sprintf("kept: %s is loaded with %s and its initializer registers", lib, c.Consumer)
 	} else {
 		c.Verdict = fmt.Sprintf("dropped: %s is not loaded with %s, its initializer never runs, and what it registers is missing at run time", lib, c.Consumer)
@@ -136,20 +136,10 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 	if mf.Observed && mf.Predicted != mf.Extracted {
 		c.Steps = append(c.Steps, modelStep(f))
 	}
-	if f.Map != nil {
-		st := finding.Step{File: f.Map.Path, Line: mf.MapLine}
-		if mf.Extracted {
-			st.Text = fmt.Sprintf("map %s (%s) loads it", f.Map.Path, f.Map.Format)
-		} else {
-			st.Text = fmt.Sprintf("map %s (%s) does not load it", f.Map.Path, f.Map.Format)
-		}
-		c.Steps = append(c.Steps, st)
-	} else {
-		c.Steps = append(c.Steps, finding.Step{Text: "no map for this link: extraction predicted from the members' symbols"})
-	}
+	c.Steps = append(c.Steps, memberOutputStep(f, mf))
 	c.Steps = append(c.Steps, registrationSteps(mf.Registrations)...)
 	if mf.Extracted {
-		c.Steps = append(c.Steps, intoStep(mf.Into, mf.Registrations))
+		c.Steps = append(c.Steps, registryStep(mf.Object, mf.Registrations[0].Call, mf.Into))
 		c.Verdict = fmt.Sprintf("kept: %s is linked into %s and its initializer registers", name, c.Consumer)
 	} else {
 		c.Verdict = fmt.Sprintf("dropped: %s is not linked into %s, its initializer is not in the output, and what it registers is missing at run time", name, c.Consumer)
@@ -187,12 +177,31 @@ func mapStepLib(f *analyze.LinkFacts, lf analyze.LibraryFate) finding.Step {
 	return finding.Step{Text: fmt.Sprintf("map %s (%s) names no reference that kept it (maps list the as-needed libraries kept, never one dropped)", f.Map.Path, f.Map.Format), File: f.Map.Path}
 }
 
-func intoStep(into *elfobj.Object, regs []analyze.Registration) finding.Step {
-	call := demangle.Name(regs[0].Call)
+// registryStep says which copy of a registration function the calls of
+// from (a library, or an archive member's object) reach: the registry it
+// fills. ET103 and why say it the same way.
+func registryStep(from *elfobj.Object, call string, into *elfobj.Object) finding.Step {
+	who := filepath.Base(from.Path) // lib.a(member.o) for a member
 	if into == nil {
-		return finding.Step{Text: fmt.Sprintf("its call to %s binds to no definition in the output's load set (output not built, or unresolved)", call)}
+		return finding.Step{Text: fmt.Sprintf("%s's call to %s binds to no definition in the output's load set (output not built, or unresolved)", who, demangle.Name(call))}
 	}
-	return finding.Step{Text: fmt.Sprintf("its call to %s binds to %s: the registry copy it fills", call, into.Path), File: into.Path}
+	return finding.Step{Text: fmt.Sprintf("%s's call to %s binds to %s's copy: the registry it fills", who, demangle.Name(call), filepath.Base(into.Path)), File: into.Path}
+}
+
+// memberOutputStep says how the member's fate is known: the map's line,
+// the output's initializers, or a prediction.
+func memberOutputStep(f *analyze.LinkFacts, mf analyze.MemberFate) finding.Step {
+	switch {
+	case f.Map != nil && mf.Extracted:
+		return finding.Step{Text: fmt.Sprintf("map %s (%s) loads it", f.Map.Path, f.Map.Format), File: f.Map.Path, Line: mf.MapLine}
+	case f.Map != nil:
+		return finding.Step{Text: fmt.Sprintf("map %s (%s) does not load it", f.Map.Path, f.Map.Format), File: f.Map.Path}
+	case mf.Observed && mf.Extracted:
+		return finding.Step{Text: fmt.Sprintf("no map for this link; %s's initializers include %s", f.Output.Path, mf.Registrations[0].Initializer), File: f.Output.Path}
+	case mf.Observed:
+		return finding.Step{Text: fmt.Sprintf("no map for this link; %s's initializers do not include %s", f.Output.Path, mf.Registrations[0].Initializer), File: f.Output.Path}
+	}
+	return finding.Step{Text: "no map for this link and no output: extraction predicted from the members' symbols"}
 }
 
 // modelStep owns up to a prediction the output contradicts.

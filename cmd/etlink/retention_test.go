@@ -107,7 +107,7 @@ func checkRegistryCopies(t *testing.T, dir string, truth factSet) {
 			!slices.ContainsFunc(run, func(f string) bool { return strings.HasPrefix(f, "RUN skipped") }) {
 			t.Errorf("%s: run %v, expected the registration in %s", tc.consumer, run, tc.copy)
 		}
-		want := fmt.Sprintf("initializer registers into %s's copy", tc.copy)
+		want := fmt.Sprintf("binds to %s's copy: the registry it fills", tc.copy)
 		found := false
 		for _, f := range decodeReport(t, out).Findings {
 			if f.Rule == "ET103" && f.Subject.Target == tc.consumer {
