@@ -100,6 +100,12 @@ func (c *Config) validate(file string) error {
 			return fmt.Errorf("%s: bad pattern %q: %w", file, g, err)
 		}
 	}
+	if _, err := c.ComponentTable(); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if _, err := c.RegistrationPatterns(); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
 	return nil
 }
 

@@ -249,8 +249,11 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 			subj := finding.Subject{File: mf.Object.Archive, Member: mf.Object.Member, Target: consumer,
 				Symbol: mf.Registrations[0].Call, Demangled: demangle.Name(mf.Registrations[0].Call)}
 			how := "predicted from the archive's symbols and the undefined set"
-			if mf.Observed {
+			switch {
+			case mf.Observed && f.Map != nil:
 				how = "the map lists it nowhere"
+			case mf.Observed:
+				how = "the output's initializers do not include it"
 			}
 			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s(%s) registers from a static initializer but is not extracted into %s (%s)",
 				filepath.Base(mf.Object.Archive), mf.Object.Member, consumer, how))

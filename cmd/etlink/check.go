@@ -47,18 +47,8 @@ func runCheck(c *command, a *app, args []string) int {
 	if !ok {
 		return exitError
 	}
-	platforms, err := rules.Platforms(s.Package, s.Relocated)
-	if err != nil {
-		a.errorf("check: %v", err)
-		return exitError
-	}
-	ctx.Platforms = platforms
-	checks := []*rules.Rule{rules.ET201, rules.ET203, rules.ET302, rules.ET401, rules.ET402, rules.ET403, rules.ET404, rules.ET405, rules.ET406, rules.ET407}
-	if len(pf.with) > 0 {
-		checks = append(checks, rules.ET301)
-	}
-	r := &finding.Report{Command: "check", Inputs: s.Inputs, Findings: rules.Run(ctx, checks)}
-	for _, p := range platforms {
+	r := &finding.Report{Command: "check", Inputs: s.Inputs, Findings: rules.Run(ctx, rules.CheckRules(len(pf.with) > 0))}
+	for _, p := range ctx.Platforms {
 		r.Platforms = append(r.Platforms, rules.PlatformReport(p, s.Package.Platforms))
 	}
 	return a.emit(out, failOn, r)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"flag"
 	"os"
@@ -336,35 +335,5 @@ func TestWriteBaselineAndEmptyPaths(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "scan", ""); code != exitError || !strings.Contains(errs, "empty path") {
 		t.Errorf(`scan "": exit %d, stderr %q`, code, errs)
-	}
-}
-
-// TestDuplicateWheelEntry: a name a wheel holds twice is ET407.
-func TestDuplicateWheelEntry(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "dup-1.0-py3-none-any.whl")
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, body := range []string{"one", "two"} {
-		h := &zip.FileHeader{Name: "dup/lib.txt", Method: zip.Deflate}
-		h.SetMode(0o644)
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(body))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, out, _ := runCLI(t, "check", p, "-q", "--format", "json")
-	var got []string
-	for _, f := range decodeReport(t, out).Findings {
-		got = append(got, f.Rule+" "+f.Subject.File)
-	}
-	if code != exitFindings || strings.Join(got, ",") != "ET407 "+p+"!dup/lib.txt" {
-		t.Errorf("exit %d, findings %v", code, got)
 	}
 }

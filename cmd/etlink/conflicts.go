@@ -84,19 +84,17 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	if !ok {
 		return nil, nil, false
 	}
-	comps, err := cfg.ComponentTable()
-	if err != nil {
-		a.errorf("%v", err)
-		return nil, nil, false
-	}
 	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log = paths, pf.with, pf.pythons(), order, a
 	s, err := analyze.Open(opt)
 	if err != nil {
 		a.errorf("%v", err)
 		return nil, nil, false
 	}
-	ctx := &rules.Context{Build: s.Build, Config: cfg, Components: comps, Roots: paths,
-		Package: s.Package, Relocated: s.Relocated}
+	ctx, err := rules.NewContext(s, cfg, paths)
+	if err != nil {
+		a.errorf("%s: %v", cmd, err)
+		return nil, nil, false
+	}
 	return s, ctx, true
 }
 
@@ -115,6 +113,6 @@ func runConflicts(c *command, a *app, args []string) int {
 		return exitError
 	}
 	r := &finding.Report{Command: "conflicts", Inputs: s.Inputs,
-		Findings: rules.Run(ctx, []*rules.Rule{rules.ET301, rules.ET302})}
+		Findings: rules.Run(ctx, rules.ConflictsRules)}
 	return a.emit(out, failOn, r)
 }

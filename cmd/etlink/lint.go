@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -111,7 +112,7 @@ func runLint(c *command, a *app, args []string) int {
 		}
 		ctx.Suppressions = append(ctx.Suppressions, rules.Suppressions(proj.Files)...)
 	}
-	checks := []*rules.Rule{rules.ET202}
+	checks := rules.LintRules
 	if len(builds) > 0 {
 		facts, in, ok := a.analyzeLinks(builds, &rf, cfg)
 		if !ok {
@@ -119,7 +120,7 @@ func runLint(c *command, a *app, args []string) int {
 		}
 		ctx.Retention = facts
 		inputs = append(inputs, in...)
-		checks = append(checks, rules.ET101, rules.ET102, rules.ET103, rules.ET201)
+		checks = append(slices.Clip(checks), rules.RetentionRules...)
 	}
 	findings := sameFact(rules.Run(ctx, checks))
 	if changed {

@@ -95,6 +95,6 @@ func runRetention(c *command, a *app, args []string) int {
 	}
 	ctx := &rules.Context{Retention: facts, Config: cfg, Roots: paths}
 	r := &finding.Report{Command: "retention", Inputs: inputs,
-		Findings: rules.Run(ctx, []*rules.Rule{rules.ET101, rules.ET102, rules.ET103, rules.ET201})}
+		Findings: rules.Run(ctx, rules.RetentionRules)}
 	return a.emit(out, failOn, r)
 }

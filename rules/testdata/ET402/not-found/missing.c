@@ -1,0 +1,2 @@
+int forgotten(void);
+void *PyInit__missing(void) { return (void *)(long)forgotten(); }

@@ -1,0 +1,2 @@
+int shipped(void);
+void *PyInit__ok(void) { return (void *)(long)shipped(); }
