@@ -67,8 +67,8 @@ func relOut(p, out string) string {
 
 // ruleCase is one directory of testdata/<ID>/.
 type ruleCase struct {
-	dir  string   // the case's sources
-	out  string   // where build.sh built it (dir when there is none)
+	dir  string     // the case's sources
+	out  string     // where build.sh built it (dir when there is none)
 	runs [][]string // the run lines: command and arguments, each run on its own
 	want []*want
 }
