@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/cmake"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/internal/testenv"
 	"github.com/etlink/etlink/linkline"
@@ -193,16 +192,11 @@ func (c *ruleCase) findingsOf(t *testing.T, cmd string, args []string) []finding
 		facts, _ := analyze.OpenLinks(paths, linkline.Options{}, patterns, log)
 		return Run(&Context{Retention: facts, Config: cfg, Roots: paths}, RetentionRules)
 	case "lint":
-		ctx := &Context{Config: cfg, Suppressions: []*Suppression{}, Roots: paths}
-		for _, p := range paths {
-			proj, errs := cmake.Load(p, cmake.Options{})
-			for _, err := range errs {
-				t.Errorf("cmake: %v", err)
-			}
-			ctx.CMake = proj
-			ctx.Suppressions = append(ctx.Suppressions, Suppressions(proj.Files)...)
+		patterns, err := cfg.RegistrationPatterns()
+		if err != nil {
+			t.Fatal(err)
 		}
-		return Run(ctx, LintRules)
+		return RunLint(NewLintContext(analyze.OpenLint(paths, analyze.LintOptions{Patterns: patterns}, log), cfg, paths))
 	}
 	t.Fatalf("run %s: want check, conflicts, retention or lint", cmd)
 	return nil

@@ -1,6 +1,11 @@
 package rules
 
-import "github.com/etlink/etlink/analyze"
+import (
+	"slices"
+
+	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/finding"
+)
 
 // The rules each command runs.
 var (
@@ -8,10 +13,50 @@ var (
 	ConflictsRules = []*Rule{ET301, ET302}
 	// RetentionRules read LinkFacts.
 	RetentionRules = []*Rule{ET101, ET102, ET103, ET201}
-	// LintRules read the CMake project (and, given a build directory,
-	// RetentionRules its links).
+	// LintRules read the CMake project (RunLint adds RetentionRules for a
+	// build directory's links).
 	LintRules = []*Rule{ET202}
 )
+
+// RunLint runs lint's rules on ctx: LintRules, and RetentionRules when ctx
+// has links. An ET201 finding (an extension's link line names libpython)
+// that an ET202 finding from CMake's codemodel reports for the same target
+// at the same CMakeLists.txt line is one fact, said once, by the rule a
+// CMake lint is about.
+func RunLint(ctx *Context) []finding.Finding {
+	checks := LintRules
+	if ctx.Retention != nil {
+		checks = append(slices.Clip(checks), RetentionRules...)
+	}
+	fs := Run(ctx, checks)
+	type key struct {
+		target string
+		loc    finding.Location
+	}
+	said := map[key]bool{}
+	for _, f := range fs {
+		if f.Rule == ET202.ID && f.Location != nil {
+			said[key{f.Subject.Target, *f.Location}] = true
+		}
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Rule == ET201.ID && f.Location != nil && said[key{f.Subject.Target, *f.Location}] {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// NewLintContext is the rules' view of a lint session.
+func NewLintContext(s *analyze.LintSession, cfg *Config, roots []string) *Context {
+	ctx := &Context{Config: cfg, Suppressions: []*Suppression{}, Roots: roots, CMake: s.Project, Retention: s.Retention}
+	if s.Project != nil {
+		ctx.Suppressions = Suppressions(s.Project.Files)
+	}
+	return ctx
+}
 
 // CheckRules are the release checks; ET301 only with a peer.
 func CheckRules(withPeer bool) []*Rule {

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/cmake"
-	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/rules"
 )
@@ -77,56 +73,16 @@ func runLint(c *command, a *app, args []string) int {
 		return exitError
 	}
 	paths := orHere(fs.Args())
-	var sources, builds []string
-	for _, p := range paths {
-		src, build := classifyLintPath(p)
-		if src == "" && build == "" {
-			a.InputError(pathError(p, "neither a CMake source directory, a build directory nor a CMakeLists.txt"))
-			continue
-		}
-		if src != "" {
-			sources = append(sources, src)
-		}
-		if build != "" {
-			builds = append(builds, build)
-		}
+	links, patterns, ok := a.linkOptions(&rf, cfg)
+	if !ok {
+		return exitError
 	}
-	ctx := &rules.Context{Config: cfg, Suppressions: []*rules.Suppression{}, Roots: paths}
-	var inputs []finding.Input
-	for _, src := range dedupeStrings(sources) {
-		proj, errs := cmake.Load(src, cmake.Options{Vars: vars})
-		inputs = append(inputs, finding.Input{Path: filepath.Join(src, "CMakeLists.txt")})
-		for _, err := range errs {
-			a.InputError(err)
-			inputs = append(inputs, analyze.InputFailed(err))
-		}
-		if proj == nil {
-			continue
-		}
-		a.cmakeNotes(proj.Notes, out.verbose)
-		if ctx.CMake == nil {
-			ctx.CMake = proj
-		} else {
-			ctx.CMake.Targets = append(ctx.CMake.Targets, proj.Targets...)
-			ctx.CMake.Files = append(ctx.CMake.Files, proj.Files...)
-		}
-		ctx.Suppressions = append(ctx.Suppressions, rules.Suppressions(proj.Files)...)
-	}
-	checks := rules.LintRules
-	if len(builds) > 0 {
-		facts, in, ok := a.analyzeLinks(builds, &rf, cfg)
-		if !ok {
-			return exitError
-		}
-		ctx.Retention = facts
-		inputs = append(inputs, in...)
-		checks = append(slices.Clip(checks), rules.RetentionRules...)
-	}
-	findings := sameFact(rules.Run(ctx, checks))
+	s := analyze.OpenLint(paths, analyze.LintOptions{Vars: vars, Links: links, Patterns: patterns, Verbose: out.verbose}, a)
+	findings := rules.RunLint(rules.NewLintContext(s, cfg, paths))
 	if changed {
 		root := "."
-		if len(sources) > 0 {
-			root = sources[0]
+		if len(s.Sources) > 0 {
+			root = s.Sources[0]
 		}
 		files, err := changedFiles(root, base)
 		if err != nil {
@@ -135,7 +91,7 @@ func runLint(c *command, a *app, args []string) int {
 		}
 		findings = onlyIn(findings, files)
 	}
-	return a.emit(out, failOn, &finding.Report{Command: "lint", Inputs: inputs, Findings: findings})
+	return a.emit(out, failOn, &finding.Report{Command: "lint", Inputs: s.Inputs, Findings: findings})
 }
 
 // cmakeDefines reads -D arguments as cmake does: NAME=VALUE or
@@ -151,107 +107,6 @@ func cmakeDefines(defs []string) (map[string]string, error) {
 		vars[name] = value
 	}
 	return vars, nil
-}
-
-// cmakeNotes says what the evaluation could not know: every note with -v,
-// else one line counting them by kind (a real project has hundreds, mostly
-// conditions on options a build sets).
-func (a *app) cmakeNotes(notes []cmake.Note, verbose bool) {
-	if verbose {
-		for _, n := range notes {
-			a.Notef("%s", n)
-		}
-		return
-	}
-	if len(notes) == 0 {
-		return
-	}
-	count := map[string]int{}
-	for _, n := range notes {
-		count[n.Kind]++
-	}
-	var parts []string
-	for _, k := range []struct{ kind, what string }{
-		{cmake.NoteUndecided, "conditions or arguments not evaluated (all branches read)"},
-		{cmake.NoteMissing, "directories or files absent (submodules not checked out?)"},
-		{cmake.NoteModule, "CMake modules or files outside the tree"},
-		{cmake.NoteRedefined, "targets defined in more than one branch"},
-		{cmake.NoteTarget, "commands on targets not defined in the tree"},
-		{cmake.NoteLimit, "evaluation bounds reached"},
-	} {
-		if n := count[k.kind]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, k.what))
-		}
-	}
-	a.Notef("CMake evaluation: %d notes: %s (-v lists them)", len(notes), strings.Join(parts, "; "))
-}
-
-// sameFact drops an ET201 finding (an extension's link line names
-// libpython) that an ET202 finding from CMake's codemodel reports for the
-// same target at the same CMakeLists.txt line: one fact, said once, by the
-// rule a CMake lint is about.
-func sameFact(fs []finding.Finding) []finding.Finding {
-	type key struct {
-		target string
-		loc    finding.Location
-	}
-	said := map[key]bool{}
-	for _, f := range fs {
-		if f.Rule == rules.ET202.ID && f.Location != nil {
-			said[key{f.Subject.Target, *f.Location}] = true
-		}
-	}
-	out := fs[:0]
-	for _, f := range fs {
-		if f.Rule == rules.ET201.ID && f.Location != nil && said[key{f.Subject.Target, *f.Location}] {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// classifyLintPath finds the source and build directory a path names: a
-// build directory (CMakeCache.txt: the source is its CMAKE_HOME_DIRECTORY),
-// a source directory (CMakeLists.txt), or a CMakeLists.txt file.
-func classifyLintPath(p string) (source, build string) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", ""
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", ""
-	}
-	if !fi.IsDir() {
-		if filepath.Base(abs) == "CMakeLists.txt" {
-			return filepath.Dir(abs), ""
-		}
-		return "", ""
-	}
-	if home := cacheValue(filepath.Join(abs, "CMakeCache.txt"), "CMAKE_HOME_DIRECTORY"); home != "" {
-		return home, abs
-	}
-	if _, err := os.Stat(filepath.Join(abs, "CMakeLists.txt")); err == nil {
-		return abs, ""
-	}
-	return "", ""
-}
-
-// cacheValue reads one entry of a CMakeCache.txt (NAME:TYPE=VALUE).
-func cacheValue(file, name string) string {
-	f, _, err := datafile.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok && strings.HasPrefix(k, name+":") {
-			return v
-		}
-	}
-	return ""
 }
 
 // changedFiles lists the files that differ from base in the git checkout
@@ -295,7 +150,7 @@ func git(dir string, args ...string) (string, error) {
 	out, err := cmd.Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
-			return "", pathError("git "+strings.Join(args, " "), strings.TrimSpace(string(ee.Stderr)))
+			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), strings.TrimSpace(string(ee.Stderr)))
 		}
 		return "", err
 	}
@@ -312,21 +167,3 @@ func onlyIn(fs []finding.Finding, files map[string]bool) []finding.Finding {
 	}
 	return kept
 }
-
-func dedupeStrings(list []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-type lintPathError struct{ path, msg string }
-
-func (e *lintPathError) Error() string { return e.path + ": " + e.msg }
-
-func pathError(path, msg string) error { return &lintPathError{path, msg} }

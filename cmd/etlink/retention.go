@@ -61,16 +61,25 @@ func (r *retentionFlags) options() (linkline.Options, error) {
 	return opt, nil
 }
 
-// analyzeLinks collects the links among paths and decides each one's fate.
-func (a *app) analyzeLinks(paths []string, rf *retentionFlags, cfg *rules.Config) ([]*analyze.LinkFacts, []finding.Input, bool) {
+// linkOptions is what reading links needs from the flags and the config.
+func (a *app) linkOptions(rf *retentionFlags, cfg *rules.Config) (linkline.Options, *analyze.Patterns, bool) {
 	opt, err := rf.options()
 	if err != nil {
 		a.errorf("%v", err)
-		return nil, nil, false
+		return opt, nil, false
 	}
 	patterns, err := cfg.RegistrationPatterns()
 	if err != nil {
 		a.errorf("%v", err)
+		return opt, nil, false
+	}
+	return opt, patterns, true
+}
+
+// analyzeLinks collects the links among paths and decides each one's fate.
+func (a *app) analyzeLinks(paths []string, rf *retentionFlags, cfg *rules.Config) ([]*analyze.LinkFacts, []finding.Input, bool) {
+	opt, patterns, ok := a.linkOptions(rf, cfg)
+	if !ok {
 		return nil, nil, false
 	}
 	facts, inputs := analyze.OpenLinks(paths, opt, patterns, a)
