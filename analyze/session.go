@@ -113,7 +113,7 @@ func Open(opt Options) (*Session, error) {
 	wheel := NewSide("wheel", s.Objects)
 	c := <-cacheCh
 	if s.Cache = c.cache; c.err != nil {
-		log.Notef("no ld.so.cache (%v): searching default directories only", c.err)
+		noCache(c.err, log)
 	}
 	args := peerArgs{read, wheel, s.Cache}
 	if aheadIn != nil {
@@ -152,6 +152,24 @@ func Open(opt Options) (*Session, error) {
 		s.openPackage(opt.Paths, log)
 	}
 	return s, nil
+}
+
+// LoadCache reads the loader's cache (path; "" for /etc/ld.so.cache). When
+// there is none it says so: the search then uses the default directories
+// only.
+func LoadCache(path string, log Log) *ldcache.Cache {
+	if path == "" {
+		path = "/etc/ld.so.cache"
+	}
+	c, err := ldcache.Load(path)
+	if err != nil {
+		noCache(err, log)
+	}
+	return c
+}
+
+func noCache(err error, log Log) {
+	log.Notef("no ld.so.cache (%v): searching default directories only", err)
 }
 
 // openPackage reads what the inputs ship: the wheels' entries and platform
@@ -456,11 +474,7 @@ func OpenLinks(paths []string, opt linkline.Options, patterns *Patterns, log Log
 	for p, what := range in.Sources {
 		log.Notef("%s: read %s", p, what)
 	}
-	cache, err := ldcache.Load("/etc/ld.so.cache")
-	if err != nil {
-		log.Notef("no ld.so.cache (%v): searching default directories only", err)
-	}
-	engine := NewRetention(patterns, NewLoader(cache, nil))
+	engine := NewRetention(patterns, NewLoader(LoadCache("", log), nil))
 	var facts []*LinkFacts
 	unbuilt, unread := 0, 0
 	for _, l := range in.Links {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/elfobj"
-	"github.com/etlink/etlink/ldcache"
 )
 
 var treeCmd = &command{
@@ -89,11 +88,7 @@ func runTree(c *command, a *app, args []string) int {
 		paths = append(paths, abs)
 	}
 	objs, inputs, _ := analyze.ReadInputs(paths, elfobj.Options{}, a)
-	cache, err := ldcache.Load("/etc/ld.so.cache")
-	if err != nil {
-		a.Notef("no ld.so.cache (%v): searching default directories only", err)
-	}
-	l := analyze.NewLoader(cache, objs)
+	l := analyze.NewLoader(analyze.LoadCache("", a), objs)
 	l.Relocated = installed
 	if libPath != "" {
 		l.LibraryPath = strings.Split(libPath, ":")
