@@ -16,7 +16,7 @@ import (
 	"github.com/etlink/etlink/report"
 )
 
-// Exit codes, as DESIGN.md's CLI contract states them.
+// Exit codes, as usage and the README state them.
 const (
 	exitOK       = 0 // no finding at or above --fail-on
 	exitFindings = 1 // findings at or above --fail-on
