@@ -28,7 +28,7 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file (%s)", kind(fi.Mode()))}
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file (%s)", Kind(fi.Mode()))}
 	}
 	return f, fi, nil
 }
@@ -64,7 +64,8 @@ const (
 	LargeText = 512 << 20 // build.ninja, File API replies
 )
 
-func kind(m fs.FileMode) string {
+// Kind names a file type for an error message: "a FIFO", "a directory" ...
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "a FIFO"

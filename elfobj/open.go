@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/symset"
 )
 
@@ -173,7 +174,7 @@ func collect(paths []string) []input {
 		case fi.IsDir():
 			in = walk(p, in)
 		case !fi.Mode().IsRegular():
-			in = append(in, input{path: p, err: errorf(p, "not a regular file but %s", kind(fi.Mode()))})
+			in = append(in, input{path: p, err: errorf(p, "not a regular file but %s", datafile.Kind(fi.Mode()))})
 		default:
 			in = append(in, input{path: p, explicit: true, size: fi.Size()})
 		}
@@ -316,21 +317,6 @@ func isWheel(name string, head []byte) bool {
 		(bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")))
 }
 
-// kind names a file type for an error message.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
-}
-
 // readFile is an open input: read at offsets, then closed.
 type readFile interface {
 	io.ReaderAt
@@ -346,7 +332,7 @@ func openHead(p string) (readFile, int64, []byte, error) {
 	}
 	if !mode.IsRegular() {
 		f.Close()
-		return nil, 0, nil, ioError(p, fmt.Errorf("not a regular file but %s", kind(mode)))
+		return nil, 0, nil, ioError(p, fmt.Errorf("not a regular file but %s", datafile.Kind(mode)))
 	}
 	head := make([]byte, 8)
 	n, err := f.ReadAt(head, 0)
