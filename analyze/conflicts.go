@@ -176,6 +176,22 @@ func ConflictNames(wheel []*elfobj.Object) *symset.Set {
 	return names
 }
 
+// PackageNames is every name the release checks ask the closure about,
+// given the wheel's objects: ConflictNames, and the names the wheel leaves
+// undefined (ET401 asks what defines each, in the closure and the
+// interpreter's scope).
+func PackageNames(wheel []*elfobj.Object) *symset.Set {
+	names := ConflictNames(wheel)
+	for _, o := range wheel {
+		for i := range o.Symbols {
+			if s := &o.Symbols[i]; !s.Defined() && s.Name != "" {
+				names.Add(s.Name)
+			}
+		}
+	}
+	return names
+}
+
 // Conflicts lists the symbols both the wheel's shipped shared objects and the
 // peer's closure export, names compared without versions, sorted by name.
 // A file both closures load (libstdc++.so.6, libgomp) is a side like any

@@ -61,6 +61,25 @@ func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
 	return l
 }
 
+// InstalledTree is a loader for the package installed elsewhere (its
+// Relocated search) that knows every file l has read, so that the libraries
+// both searches reach are read once.
+func (l *Loader) InstalledTree() *Loader {
+	l.mu.Lock()
+	objs := make([]*elfobj.Object, 0, len(l.known))
+	seen := map[*elfobj.Object]bool{}
+	for _, o := range l.known {
+		if !seen[o] {
+			seen[o] = true
+			objs = append(objs, o)
+		}
+	}
+	l.mu.Unlock()
+	r := NewLoader(l.Cache, objs)
+	r.Read, r.LibraryPath, r.Relocated = l.Read, l.LibraryPath, true
+	return r
+}
+
 // Add makes o known to the search under its path, as an input is.
 func (l *Loader) Add(o *elfobj.Object) {
 	l.mu.Lock()

@@ -42,7 +42,8 @@ type Options struct {
 	// look at (ConflictNames): conflicts asks nothing else of it.
 	Narrow bool
 	// Package also reads what the inputs ship as a package (the release
-	// checks): Session.Package and Session.Relocated.
+	// checks): Session.Package and Session.Relocated; the peer is read
+	// keeping the names those checks ask about (PackageNames).
 	Package bool
 	// Cache is the ld.so.cache file (default /etc/ld.so.cache).
 	Cache string
@@ -106,8 +107,13 @@ func Open(opt Options) (*Session, error) {
 	// The wheel's own relocations say which of its definitions it uses
 	// through the loader (and which are an executable's copies).
 	s.Objects, s.Inputs, s.Dangling = ReadInputs(opt.Paths, elfobj.Options{References: true}, log)
+	// The peer and the libraries the search finds are read keeping only
+	// the names the rules ask about.
 	var read elfobj.Options
-	if opt.Narrow {
+	switch {
+	case opt.Package:
+		read.Only = PackageNames(s.Objects)
+	case opt.Narrow:
 		read.Only = ConflictNames(s.Objects)
 	}
 	wheel := NewSide("wheel", s.Objects)
@@ -194,8 +200,7 @@ func (s *Session) openPackage(paths []string, log Log) {
 		pkg.Entries = append(pkg.Entries, entries...)
 	}
 	s.Package = pkg
-	s.Relocated = NewLoader(s.Cache, s.Objects)
-	s.Relocated.Relocated = true
+	s.Relocated = s.Build.Loader.InstalledTree()
 }
 
 // ReadInputs opens paths as elfobj.Open does and logs what reading them
