@@ -2,7 +2,7 @@
 # bench/run.sh: etlink against the binutils pipelines that answer the same
 # question, and against the floor (bench/floor: only reading the symbol
 # sections), on the same files, in one run. Each command runs once to warm the
-# page cache, then $RUNS times (default 5) under /usr/bin/time -v; the script
+# page cache, then $RUNS times (default 7) under /usr/bin/time -v; the script
 # prints the median wall time, CPU time (user + system) and peak RSS of each,
 # and the ratios. Then etlink scan and retention on generated links of
 # growing size (PART=conflicts or PART=scaling runs one part). See
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LC_ALL=C
-runs=${RUNS:-5}
+runs=${RUNS:-7}
 torch=${TORCH_DIR:-/usr/lib/python3/dist-packages/torch}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -23,6 +23,8 @@ CGO_ENABLED=0 go build -o "$work/etlink" ./cmd/etlink
 go build -o "$work/floor" ./bench/floor
 # median FILE: the middle value of a column of numbers.
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# spread FILE: the lowest and highest value of the column, "lo-hi".
+spread() { sort -n "$1" | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.3f-%.3f", lo, hi}'; }
 
 # conflicts_bench: etlink conflicts against binutils and the floor.
 conflicts_bench() {
@@ -84,7 +86,9 @@ conflicts_bench() {
 		exit 1
 	}
 	add "  of which: PY locating torch" "$python" -c "$locate" torch
+	add "etlink check --with torch --python PY" "$work/etlink" check "$work/wheel" --with torch --python "$python" --format json -q --fail-on none
 	add "nm -D --defined-only + ldd + sort + comm" bash testdata/e2e/oracle.sh "$work/wheel"
+	add "nm -D --defined-only, one nm over the files" nm -D --defined-only "${files[@]}"
 	add "readelf --dyn-syms -W (same files)" readelf --dyn-syms -W "${files[@]}"
 	add "floor: read the symbol sections" "$work/floor" -list "$work/files"
 	# What starting a process under /usr/bin/time costs by itself: subtracted
@@ -113,7 +117,7 @@ conflicts_bench() {
 		done
 	done
 	for k in "${!labels[@]}"; do
-		echo "${labels[$k]}|$(median "$work/wall$k")|$(median "$work/cpu$k")|$(median "$work/rss$k")" >>"$work/results"
+		echo "${labels[$k]}|$(median "$work/wall$k")|$(median "$work/cpu$k")|$(median "$work/rss$k")|$(spread "$work/wall$k")|$(spread "$work/cpu$k")" >>"$work/results"
 	done
 
 	closure=$("$work/etlink" conflicts "$work/wheel" --with torch --python "$python" --fail-on none 2>&1 >/dev/null | sed -n 's/.*, \([0-9]*\) in its load closure; wheel: \([0-9]*\) objects.*/\1 + \2/p')
@@ -123,22 +127,27 @@ conflicts_bench() {
 	echo "       ${#files[@]} files by ldd (etlink: torch closure + wheel = $closure objects), $(awk -v b="$symbytes" 'BEGIN {printf "%.1f", b / 1048576}') MB of .dynsym/.dynstr/.gnu.version*"
 	echo "PY: $python"
 	echo "median of $runs runs, interleaved, after a warm-up"
-	printf '%-45s %8s %8s %9s\n' "" wall cpu "peak RSS"
+	printf '%-45s %8s %8s %9s  %-13s %s\n' "" wall cpu "peak RSS" "wall spread" "cpu spread"
 	awk -F'|' -v symbytes="$symbytes" '
-		{label[NR] = $1; raw[NR] = $2; cpu[NR] = $3; rss[NR] = $4}
+		{label[NR] = $1; raw[NR] = $2; cpu[NR] = $3; rss[NR] = $4; ws[NR] = $5; cs[NR] = $6}
 		END {
 			t = raw[NR] # the timer line, last
 			for (i = 1; i <= NR; i++) {
 				wall[i] = i < NR ? raw[i] - t : raw[i]
-				printf "%-45s %7.3fs %7.3fs %7.1f MB\n", label[i], wall[i], cpu[i], rss[i] / 1024
+				printf "%-45s %7.3fs %7.3fs %7.1f MB  %-13s %s\n", label[i], wall[i], cpu[i], rss[i] / 1024, ws[i], cs[i]
 			}
 			printf "(wall times are net of the timer line; it is shown as measured)\n"
-			et = wall[2]; nm = wall[4]; fl = wall[6]
-			if (et > 0) printf "etlink (--python PY) / nm pipeline:  %.3f (nm pipeline takes %.1fx as long)\n", et / nm, nm / et
-			if (fl > 0) printf "etlink (--python PY) / floor:        %.1f\n", et / fl
-			if (fl > 0) printf "(etlink - PY locating torch) / floor: %.1f\n", (et - wall[3]) / fl
-			if (wall[1] > 0) printf "etlink (PATH python3) / nm pipeline: %.3f (%.1fx)\n", wall[1] / nm, nm / wall[1]
-			if (symbytes > 0) printf "etlink peak RSS / symbol sections:   %.2f (%.1f MB / %.1f MB)\n", rss[2] * 1024 / symbytes, rss[2] / 1024, symbytes / 1048576
+			# lines: 1 conflicts, 2 conflicts --python, 3 locating, 4 check,
+			# 5 nm pipeline, 6 one nm, 7 readelf, 8 floor, 9 timer
+			et = wall[2]; nm = wall[5]; one = wall[6]; fl = wall[8]
+			printf "%-42s %10s %10s %10s\n", "ratio", "wall", "cpu", "peak RSS"
+			if (et > 0) printf "%-42s %10.3f %10.3f %10.2f   (nm takes %.1fx / %.1fx)\n", "conflicts (--python) / one nm -D", et / one, cpu[2] / cpu[6], rss[2] / rss[6], one / et, cpu[6] / cpu[2]
+			if (et > 0) printf "%-42s %10.3f %10.3f %10.2f   (%.1fx / %.1fx)\n", "conflicts (--python) / nm+ldd pipeline", et / nm, cpu[2] / cpu[5], rss[2] / rss[5], nm / et, cpu[5] / cpu[2]
+			if (et > 0) printf "%-42s %10.3f %10.3f %10.2f\n", "check / conflicts (both --python)", wall[4] / et, cpu[4] / cpu[2], rss[4] / rss[2]
+			if (wall[1] > 0) printf "%-42s %10.3f %10.3f\n", "conflicts (PATH python3) / one nm -D", wall[1] / one, cpu[1] / cpu[6]
+			if (fl > 0) printf "%-42s %10.1f %10.1f\n", "conflicts (--python) / floor", et / fl, cpu[2] / cpu[8]
+			if (fl > 0) printf "%-42s %10.1f\n", "(conflicts - PY locating torch) / floor", (et - wall[3]) / fl
+			if (symbytes > 0) printf "etlink peak RSS / symbol sections: %.2f (%.1f MB / %.1f MB)\n", rss[2] * 1024 / symbytes, rss[2] / 1024, symbytes / 1048576
 		}' "$work/results"
 }
 
@@ -156,7 +165,7 @@ scaling_bench() {
 	find "$big/src" -name '*.s' -print0 | xargs -0 -P "$(nproc)" -n 50 sh -c 'for f; do as -o "${f%.s}.o" "$f" || exit 1; done' sh
 	echo
 	echo "scaling: $funcs functions an object, every 50th object registering (in an archive), median of ${SCALE_RUNS:-3} runs"
-	printf '%8s %9s %10s %10s %12s %14s %14s\n' objects "map MB" "scan" "retention" "ret. RSS" "scan/object" "retention/MB"
+	printf '%8s %9s %10s %10s %12s %10s %14s %14s\n' objects "map MB" "scan" "retention" "ret. RSS" "RSS/map" "scan/object" "retention/MB"
 	for n in "${sizes[@]}"; do
 		d=$big/n$n
 		mkdir -p "$d"
@@ -186,7 +195,7 @@ scaling_bench() {
 			declare "${what}_wall=$(median "$work/s_wall")" "${what}_rss=$(median "$work/s_rss")"
 		done
 		awk -v n="$n" -v mb="$mapmb" -v s="$scan_wall" -v r="$retention_wall" -v rss="$retention_rss" 'BEGIN {
-			printf "%8d %9s %9.3fs %9.3fs %9.1f MB %11.1f us %11.1f ms\n", n, mb, s, r, rss / 1024, s / n * 1e6, r / mb * 1e3 }'
+			printf "%8d %9s %9.3fs %9.3fs %9.1f MB %10.2f %11.1f us %11.1f ms\n", n, mb, s, r, rss / 1024, rss / 1024 / mb, s / n * 1e6, r / mb * 1e3 }'
 		rm -f "$d/libbig.so"
 	done
 }
