@@ -3,6 +3,7 @@ package analyze
 import (
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -441,7 +442,11 @@ func peerSide(opt Options, torch <-chan located, ahead <-chan peerRead, args pee
 	for _, s := range l.res.Skipped {
 		log.Notef("%s does not find torch (%s)", s.Python, s.Err)
 	}
-	log.Notef("torch %s at %s (via %s)", l.res.Version, l.res.Dir, l.res.Python)
+	how := fmt.Sprintf("in %d ms", l.res.Took.Milliseconds())
+	if l.res.Remembered {
+		how = "its answer of an earlier run, which nothing it depends on has changed since"
+	}
+	log.Notef("torch %s at %s (via %s, %s)", l.res.Version, l.res.Dir, l.res.Python, how)
 	var r peerRead
 	if ahead != nil {
 		r = <-ahead // a wrong guess is read again below

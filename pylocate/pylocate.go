@@ -56,10 +56,16 @@ type Result struct {
 	Executable string
 	// Skipped are interpreters tried before the one that answered.
 	Skipped []Attempt
+	// Took is how long the interpreter took to answer; Remembered is true
+	// when the answer came from an earlier run (CacheFile) instead.
+	Took       time.Duration
+	Remembered bool
 }
 
 // script locates the package exactly as `import pkg` would (the same finders
-// and sys.path) without executing it: importing torch runs seconds of
+// and sys.path) without executing it, and prints its directory, the
+// interpreter's program and sys.path (what the answer depends on, for the
+// cache), NUL-separated (the first two empty when it is not found): importing torch runs seconds of
 // initialisation that tells nothing about where its files are. A name that
 // is not a package, or is not installed, fails as import would. The
 // interpreter's start is most of etlink's wait, so the script imports
@@ -74,9 +80,11 @@ try:
 except ImportError:
     import importlib.util
     spec = importlib.util.find_spec(sys.argv[1])
+paths = [os.path.abspath(p) for p in sys.path]
 if spec is None or spec.origin is None:
+    print("\0".join(["", ""] + paths))
     sys.exit("No module named " + repr(sys.argv[1]))
-print(os.path.dirname(os.path.abspath(spec.origin)) + "\0" + sys.executable)`
+print("\0".join([os.path.dirname(os.path.abspath(spec.origin)), sys.executable] + paths))`
 
 // versionScript asks the interpreter's importlib.metadata for the installed
 // distribution's version; it prints an empty line when there is none.
@@ -102,14 +110,21 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		pythons = defaultPythons
 	}
 	// Ask every interpreter at once (a pyenv shim takes a third of a second
-	// to fail) and keep the answer of the first in order of preference.
+	// to fail) and keep the answer of the first in order of preference;
+	// an answer remembered from an earlier run (CacheFile) is not asked
+	// again while what it depended on is unchanged.
 	type answer struct {
 		a        Attempt
 		dir, exe string
+		version  string // remembered with the answer
 		asked    bool
+		took     time.Duration
+		cached   bool
+		fresh    *record // to remember
 	}
 	answers := make([]answer, len(pythons))
 	seen := map[string]bool{}
+	cache := loadCache()
 	var wg sync.WaitGroup
 	for i, py := range pythons {
 		answers[i].a = Attempt{Python: py}
@@ -124,9 +139,28 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		}
 		seen[p] = true
 		answers[i].asked = true
+		key := cacheKey(pkg, p)
+		if r := cache.find(key); r != nil {
+			answers[i].dir, answers[i].exe, answers[i].version, answers[i].a.Err, answers[i].cached = r.Dir, r.Exe, r.Version, r.Err, true
+			continue
+		}
 		wg.Go(func() {
+			start := time.Now()
 			out, err := ask(p, script, pkg)
-			dir, exe, _ := strings.Cut(out, "\x00")
+			answers[i].took = time.Since(start)
+			parts := strings.Split(out, "\x00")
+			if len(parts) >= 3 {
+				// The answer and what it depends on: remembered (a
+				// bare answer, of an interpreter that is not the
+				// script's, is not).
+				defer func() {
+					answers[i].fresh = &record{Key: key, Dir: answers[i].dir, Exe: answers[i].exe, Err: answers[i].a.Err, Witnesses: witnesses(p, parts[2:])}
+				}()
+			}
+			dir, exe := parts[0], ""
+			if len(parts) > 1 {
+				exe = parts[1]
+			}
 			if err == nil && !filepath.IsAbs(dir) {
 				err = fmt.Errorf("unexpected answer %q (want the package's directory)", out)
 			}
@@ -138,22 +172,42 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		})
 	}
 	wg.Wait()
+	var res *Result
 	var tried []Attempt
-	for _, an := range answers {
+	for i := range answers {
+		an := &answers[i]
 		if an.a.Err == "" && an.asked {
-			version, ok := Version(an.dir, pkg)
-			if !ok {
-				// Not beside the package: only the interpreter's own
-				// search of sys.path can say (a failure leaves it unknown).
-				version, _ = ask(an.a.Path, versionScript, pkg)
+			version := an.version
+			if !an.cached {
+				var ok bool
+				if version, ok = Version(an.dir, pkg); !ok {
+					// Not beside the package: only the interpreter's own
+					// search of sys.path can say (a failure leaves it unknown).
+					version, _ = ask(an.a.Path, versionScript, pkg)
+				}
+				if an.fresh != nil {
+					an.fresh.Version = version
+				}
 			}
-			return &Result{Dir: an.dir, Version: version, Python: an.a.Path, Executable: resolve(an.exe), Skipped: tried}, nil
+			res = &Result{Dir: an.dir, Version: version, Python: an.a.Path, Executable: resolve(an.exe), Skipped: tried,
+				Took: an.took, Remembered: an.cached}
+			break
 		}
 		if an.a.Err != "" {
 			tried = append(tried, an.a)
 		}
 	}
-	return nil, &NotFound{Package: pkg, Attempts: tried}
+	var fresh []*record
+	for _, an := range answers {
+		if an.fresh != nil {
+			fresh = append(fresh, an.fresh)
+		}
+	}
+	remember(fresh...)
+	if res == nil {
+		return nil, &NotFound{Package: pkg, Attempts: tried}
+	}
+	return res, nil
 }
 
 // executableScript prints the interpreter's program.
@@ -251,21 +305,23 @@ func Guess(pkg string, pythons ...string) string {
 }
 
 // ask runs a script with pkg as its argument and returns the last line it
-// printed (packages may print on import).
+// printed (packages may print on import), also when it failed.
 func ask(python, script, pkg string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-c", script, pkg)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	out := strings.TrimSuffix(stdout.String(), "\n")
+	out = out[strings.LastIndex(out, "\n")+1:]
+	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("locating %s timed out after %s", pkg, Timeout)
 		}
-		return "", errors.New(lastLine(stderr.String(), err.Error()))
+		return out, errors.New(lastLine(stderr.String(), err.Error()))
 	}
-	out := strings.TrimSuffix(stdout.String(), "\n")
-	return out[strings.LastIndex(out, "\n")+1:], nil
+	return out, nil
 }
 
 func lastLine(s, fallback string) string {

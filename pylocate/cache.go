@@ -1,0 +1,252 @@
+package pylocate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/etlink/etlink/datafile"
+)
+
+// CacheFile is where Find remembers interpreters' answers between runs:
+// $ETLINK_CACHE_DIR, else $XDG_CACHE_HOME/etlink, else ~/.cache/etlink,
+// file pylocate.json; "" (ETLINK_CACHE_DIR=off) remembers nothing.
+//
+// Starting an interpreter is most of a conflicts run, and a pyenv shim
+// that cannot import the package costs a third of a second before the
+// next interpreter's answer counts. An answer is reused only while
+// everything it depended on is as it was: the question (package, the
+// interpreter as found on PATH, the working directory, the environment
+// variables Python and the usual shims read) is the key, and the answer
+// holds witnesses, checked before it is used: the interpreter's file,
+// every sys.path entry and the .pth files in them (an install or uninstall
+// changes a site directory; a .pth file can add finders), and the working
+// directory and its parents with any .python-version in them (what a pyenv
+// shim reads to choose the interpreter it runs). A witness that changed
+// means the interpreter is asked again.
+var CacheFile = defaultCacheFile()
+
+func defaultCacheFile() string {
+	dir := os.Getenv("ETLINK_CACHE_DIR")
+	switch {
+	case dir == "off":
+		return ""
+	case dir != "":
+	case os.Getenv("XDG_CACHE_HOME") != "":
+		dir = filepath.Join(os.Getenv("XDG_CACHE_HOME"), "etlink")
+	default:
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".cache", "etlink")
+	}
+	return filepath.Join(dir, "pylocate.json")
+}
+
+// keyEnv are the environment variables an interpreter's answer (or a
+// shim's choice of interpreter) may depend on, beside every PYTHON*.
+var keyEnv = []string{"PATH", "HOME", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERSION", "PYENV_ROOT", "PYENV_DIR", "LD_LIBRARY_PATH"}
+
+// maxRecords bounds the file: the most recently stored answers are kept.
+const maxRecords = 64
+
+// witness is a file or directory as it was when an answer was given.
+type witness struct {
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+	Mtime  int64  `json:"mtime,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+}
+
+func witnessOf(p string) witness {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return witness{Path: p}
+	}
+	return witness{Path: p, Exists: true, Mtime: fi.ModTime().UnixNano(), Size: fi.Size()}
+}
+
+// record is one remembered answer: the package's directory and the
+// interpreter's program, or why it could not import the package.
+type record struct {
+	Key       string    `json:"key"`
+	Dir       string    `json:"dir,omitempty"`
+	Exe       string    `json:"exe,omitempty"`
+	Version   string    `json:"version,omitempty"`
+	Err       string    `json:"err,omitempty"`
+	Witnesses []witness `json:"witnesses"`
+	Used      int64     `json:"used"`
+}
+
+func (r *record) valid() bool {
+	for _, w := range r.Witnesses {
+		if witnessOf(w.Path) != w {
+			return false
+		}
+	}
+	return true
+}
+
+// cacheKey is the question an answer is to: the package and the
+// interpreter's path as found, in this directory and environment.
+func cacheKey(pkg, python string) string {
+	h := sha256.New()
+	wd, _ := os.Getwd()
+	for _, s := range []string{pkg, python, wd} {
+		h.Write([]byte(s + "\x00"))
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "PYTHON") || contains(keyEnv, name) {
+			env = append(env, kv)
+		}
+	}
+	sort.Strings(env)
+	for _, kv := range env {
+		h.Write([]byte(kv + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// witnesses lists what an answer given by python with sys.path paths
+// depends on.
+func witnesses(python string, paths []string) []witness {
+	var out []witness
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, witnessOf(p))
+		}
+	}
+	add(python)
+	if real, err := filepath.EvalSymlinks(python); err == nil {
+		add(real)
+	}
+	for _, p := range paths {
+		add(p)
+		pths, _ := filepath.Glob(filepath.Join(p, "*.pth"))
+		for _, pth := range pths {
+			add(pth)
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			add(d)
+			add(filepath.Join(d, ".python-version"))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	root := os.Getenv("PYENV_ROOT")
+	if root == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			root = filepath.Join(home, ".pyenv")
+		}
+	}
+	if root != "" {
+		add(filepath.Join(root, "version"))
+	}
+	return out
+}
+
+// answers is the cache file's content.
+type answers struct {
+	Records []*record `json:"records"`
+}
+
+var cacheMu sync.Mutex
+
+func loadAnswers() *answers {
+	a := &answers{}
+	if CacheFile == "" {
+		return a
+	}
+	data, err := datafile.ReadFile(CacheFile, 1<<20)
+	if err == nil && json.Unmarshal(data, a) != nil {
+		a.Records = nil // a broken cache is an empty one
+	}
+	return a
+}
+
+// cached is the cache as read at the start of a Find.
+type cached struct{ records []*record }
+
+func loadCache() cached {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	return cached{loadAnswers().Records}
+}
+
+// find returns the valid answer to key, if any.
+func (c cached) find(key string) *record {
+	for _, r := range c.records {
+		if r.Key == key && r.valid() {
+			return r
+		}
+	}
+	return nil
+}
+
+// remember stores records, replacing those of the same keys; a cache that
+// cannot be written is no error (the next run asks again).
+func remember(recs ...*record) {
+	if CacheFile == "" || len(recs) == 0 {
+		return
+	}
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	a := loadAnswers()
+	now := time.Now().UnixNano()
+	for _, r := range recs {
+		r.Used = now
+		a.Records = append([]*record{r}, deleteKey(a.Records, r.Key)...)
+	}
+	sort.SliceStable(a.Records, func(i, j int) bool { return a.Records[i].Used > a.Records[j].Used })
+	if len(a.Records) > maxRecords {
+		a.Records = a.Records[:maxRecords]
+	}
+	data, err := json.Marshal(a)
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(CacheFile), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(CacheFile), ".pylocate-*.json")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), CacheFile) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+func deleteKey(recs []*record, key string) []*record {
+	out := recs[:0]
+	for _, r := range recs {
+		if r.Key != key {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package pylocate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "pylocate-cache")
+	if err != nil {
+		panic(err)
+	}
+	CacheFile = filepath.Join(dir, "pylocate.json") // never the user's
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// countingPython is an interpreter that answers the locating script as
+// Python does (directory, program, sys.path, NUL-separated; the first two
+// empty when it cannot import the package) and counts how often it ran.
+func countingPython(t *testing.T, site string, finds bool) (python, count string) {
+	t.Helper()
+	count = filepath.Join(t.TempDir(), "count")
+	answer := `printf '\000\000%s\n' "$SITE"; echo "ModuleNotFoundError: No module named 'torch'" >&2; exit 1`
+	if finds {
+		answer = `printf '%s/torch\000/usr/bin/python3.11\000%s\n' "$SITE" "$SITE"`
+	}
+	version := `case "$2" in *metadata*) echo 2.1.0; exit;; esac` // the version question is not counted
+	return fakePython(t, version+"\nSITE="+site+"\necho run >> "+count+"\n"+answer), count
+}
+
+func runs(t *testing.T, count string) int {
+	t.Helper()
+	data, _ := os.ReadFile(count)
+	return strings.Count(string(data), "run")
+}
+
+// TestFindRemembers: an answer is reused while its witnesses stand (the
+// interpreter is not started again, failures included), and asked again
+// once a sys.path directory changes or the environment does.
+func TestFindRemembers(t *testing.T) {
+	CacheFile = filepath.Join(t.TempDir(), "pylocate.json")
+	site := t.TempDir()
+	shim, shimRuns := countingPython(t, t.TempDir(), false)
+	good, goodRuns := countingPython(t, site, true)
+
+	first, err := Find("torch", shim, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Remembered || first.Dir != site+"/torch" || len(first.Skipped) != 1 {
+		t.Fatalf("first Find = %+v", first)
+	}
+	second, err := Find("torch", shim, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.Remembered || second.Dir != first.Dir || second.Executable != first.Executable || second.Version != "2.1.0" ||
+		len(second.Skipped) != 1 || second.Skipped[0].Err != first.Skipped[0].Err {
+		t.Errorf("second Find = %+v, want the first's answer, remembered", second)
+	}
+	if runs(t, shimRuns) != 1 || runs(t, goodRuns) != 1 {
+		t.Errorf("interpreters ran %d and %d times, want once each", runs(t, shimRuns), runs(t, goodRuns))
+	}
+
+	// An install into the site directory changes it: the interpreter of that
+	// site is asked again (the shim's answer stands).
+	if err := os.WriteFile(filepath.Join(site, "new.pth"), []byte("/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if third, err := Find("torch", shim, good); err != nil || third.Remembered || runs(t, goodRuns) != 2 {
+		t.Errorf("after a change to sys.path: %+v, %v, %d runs", third, err, runs(t, goodRuns))
+	}
+	// So does another environment.
+	t.Setenv("PYTHONPATH", "/elsewhere")
+	if fourth, err := Find("torch", shim, good); err != nil || fourth.Remembered || runs(t, goodRuns) != 3 || runs(t, shimRuns) != 2 {
+		t.Errorf("with PYTHONPATH set: %+v, %v, %d and %d runs", fourth, err, runs(t, shimRuns), runs(t, goodRuns))
+	}
+}
+
+// TestCacheBrokenOrOff: a cache file that is not etlink's is an empty
+// cache; with no cache file nothing is remembered.
+func TestCacheBrokenOrOff(t *testing.T) {
+	CacheFile = filepath.Join(t.TempDir(), "pylocate.json")
+	if err := os.WriteFile(CacheFile, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good, goodRuns := countingPython(t, t.TempDir(), true)
+	for range 2 {
+		if _, err := Find("torch", good); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runs(t, goodRuns) != 1 {
+		t.Errorf("ran %d times over a broken cache, want 1 (then remembered)", runs(t, goodRuns))
+	}
+	CacheFile = ""
+	for range 2 {
+		if res, err := Find("torch", good); err != nil || res.Remembered {
+			t.Fatalf("no cache: %+v, %v", res, err)
+		}
+	}
+	if runs(t, goodRuns) != 3 {
+		t.Errorf("ran %d times, want 3", runs(t, goodRuns))
+	}
+}
