@@ -16,6 +16,10 @@ import (
 	"github.com/etlink/etlink/linkmap"
 )
 
+// mapOptions is what retention asks of a map: which inputs were loaded,
+// extracted and kept, and why; never its symbol list.
+var mapOptions = linkmap.Options{NoSymbols: true}
+
 // LinkInputs are the links and maps found among the user's inputs.
 type LinkInputs struct {
 	Links []*linkline.Link
@@ -181,7 +185,7 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 		in.Links = append(in.Links, links...)
 		return errs
 	case isMap(p):
-		m, err := linkmap.ParseFile(p)
+		m, err := linkmap.ParseFile(p, mapOptions)
 		if err != nil {
 			return []error{err}
 		}
@@ -229,7 +233,7 @@ func (in *LinkInputs) MapFor(l *linkline.Link) (*linkmap.Map, error) {
 	if named == "" || !exists(named) {
 		return nil, nil
 	}
-	m, err := linkmap.ParseFile(named)
+	m, err := linkmap.ParseFile(named, mapOptions)
 	if err != nil {
 		return nil, err
 	}

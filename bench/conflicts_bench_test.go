@@ -4,18 +4,17 @@ package bench
 
 import (
 	"debug/elf"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/internal/testenv"
-	"github.com/etlink/etlink/ldcache"
-	"github.com/etlink/etlink/pylocate"
+	"github.com/etlink/etlink/report"
 	"github.com/etlink/etlink/rules"
 )
 
@@ -35,43 +34,39 @@ func buildWheel(b *testing.B) string {
 	return dir
 }
 
-// BenchmarkConflictsTorch is `etlink conflicts WHEEL --with torch` without
-// the CLI and without asking Python where torch is (a fixed cost of an
-// interpreter start): read the wheel, then torch and, while torch is read,
-// both sides' DT_NEEDED closure (Loader.OpenInputs), keeping only the
-// symbols the conflict rules look at (as the command does),
-// simulate the process and run ET301 and ET302. SetBytes counts the bytes of
-// the symbol sections of every object read, so MB/s compares with
+// BenchmarkConflictsTorch is `etlink conflicts WHEEL --with torch --python
+// /usr/bin/python3 --format json` without the CLI: the session
+// (analyze.Open: the wheel, torch located (Python's answer remembered after
+// the first run, as pylocate.CacheFile keeps it between runs) and read with
+// both sides' closures, keeping only the names the conflict rules look at),
+// ET301 and ET302, the JSON report written to io.Discard. SetBytes counts the
+// bytes of the symbol sections of every object read, so MB/s compares with
 // BenchmarkReadDynsym.
 func BenchmarkConflictsTorch(b *testing.B) {
 	wheelDir := buildWheel(b)
-	files, err := pylocate.PackageFiles(torchDir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cache, _ := ldcache.Load("/etc/ld.so.cache")
+	testenv.NeedFiles(b, "/usr/bin/python3")
+	order, _ := analyze.ParseLoadOrder("torch,wheel")
+	opt := analyze.Options{Paths: []string{wheelDir}, With: []string{"torch"}, Pythons: []string{"/usr/bin/python3"},
+		Order: order, Narrow: true, Log: quiet{}}
+	cfg := &rules.Config{}
 	var findings int
-	var sectionBytes int64
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		objs, errs := elfobj.Open([]string{wheelDir}, elfobj.Options{})
-		only := elfobj.Options{Only: analyze.ConflictNames(objs)}
-		wheel := analyze.NewSide("wheel", objs)
-		loader := analyze.NewLoader(cache, objs)
-		loader.Read = only
-		peerObjs, perrs := loader.OpenInputs(files, analyze.Roots(wheel))
-		if len(errs)+len(perrs) > 0 {
-			b.Fatal(append(errs, perrs...))
+		s, err := analyze.Open(opt)
+		if err != nil {
+			b.Fatal(err)
 		}
-		peer := analyze.NewSide("torch", peerObjs, analyze.TorchGlobalDeps)
-		order, _ := analyze.ParseLoadOrder("torch,wheel")
-		build := analyze.NewBuild(loader, nil, wheel, peer, order)
-		ctx := &rules.Context{Build: build, Config: &rules.Config{}, Components: mustComponents(b)}
-		r := &finding.Report{Command: "conflicts", Findings: rules.Run(ctx, []*rules.Rule{rules.ET301, rules.ET302})}
+		ctx, err := rules.NewContext(s, cfg, opt.Paths)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := &finding.Report{Command: "conflicts", Inputs: s.Inputs, Findings: rules.Run(ctx, rules.ConflictsRules)}
+		if err := report.JSON(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
 		findings = len(r.Findings)
 		if i == 0 {
-			sectionBytes = symbolBytes(b, append(append([]*elfobj.Object(nil), wheel.Closure...), peer.Closure...))
-			b.SetBytes(sectionBytes)
+			b.SetBytes(symbolBytes(b, append(append([]*elfobj.Object(nil), s.Build.Wheel.Closure...), s.Build.Peer.Closure...)))
 		}
 	}
 	if findings == 0 {
@@ -79,13 +74,11 @@ func BenchmarkConflictsTorch(b *testing.B) {
 	}
 }
 
-func mustComponents(b *testing.B) *demangle.Components {
-	t, err := (&rules.Config{}).ComponentTable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return t
-}
+// quiet is a session log that fails on nothing and prints nothing.
+type quiet struct{}
+
+func (quiet) Notef(string, ...any) {}
+func (quiet) InputError(error)     {}
 
 // symbolBytes sums the sizes of the sections the floor program reads
 // (.dynsym, .dynstr, .gnu.version*) over the objects' files.

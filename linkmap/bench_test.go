@@ -63,7 +63,7 @@ func BenchmarkParse(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		m, err := Parse(bytes.NewReader(bigMap), "big.map")
+		m, err := Parse(bytes.NewReader(bigMap), "big.map", Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,12 +76,12 @@ func BenchmarkParse(b *testing.B) {
 // TestSyntheticMap checks that the benchmark's input parses to what it
 // was built from: every copy's symbols, one Loaded entry per file.
 func TestSyntheticMap(t *testing.T) {
-	one, err := ParseFile("testdata/x86_64-bfd.map")
+	one, err := ParseFile("testdata/x86_64-bfd.map", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	data := syntheticMap(t, 1<<20)
-	m, err := Parse(bytes.NewReader(data), "big.map")
+	m, err := Parse(bytes.NewReader(data), "big.map", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("VMA Size Align Out In Symbol\n 0x0 1 1 .text\n 0x0 1 1         a.o:(.text)\n 0x0 0 0                 f\n"))
 	f.Add([]byte("Cross Reference Table\n\nSymbol File\nf a.o\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := Parse(bytes.NewReader(data), "fuzz.map")
+		m, err := Parse(bytes.NewReader(data), "fuzz.map", Options{})
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "fuzz.map:") {
@@ -183,7 +183,7 @@ func BenchmarkParseLLD(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Parse(bytes.NewReader(data), "big.map"); err != nil {
+		if _, err := Parse(bytes.NewReader(data), "big.map", Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

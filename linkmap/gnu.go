@@ -341,7 +341,9 @@ func (g *gnu) discarded(l []byte, n int) {
 	}
 	g.entries = true
 	file := g.intern(trim(rest))
-	g.m.Discarded = append(g.m.Discarded, Section{Name: g.intern(name), File: file, Size: sz, Line: line})
+	if !g.opt.NoSymbols {
+		g.m.Discarded = append(g.m.Discarded, Section{Name: g.intern(name), File: file, Size: sz, Line: line})
+	}
 	g.addMention(file, line)
 }
 
@@ -430,7 +432,9 @@ func (g *gnu) outNumbers(name, rest, l []byte, line, n int) {
 		g.failf(n, "output section %s: want 0xADDRESS 0xSIZE, have %s", quote(name), quote(l))
 		return
 	}
-	g.outSecs.add(OutputSection{Name: g.intern(name), Addr: addr, Size: size, Line: line})
+	if !g.opt.NoSymbols {
+		g.outSecs.add(OutputSection{Name: g.intern(name), Addr: addr, Size: size, Line: line})
+	}
 }
 
 // inKeywords are linker script statements GNU ld prints at the column of

@@ -61,7 +61,7 @@ func TestStreamsTwoGigabyteMap(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	m, err := Parse(r, "huge.map")
+	m, err := Parse(r, "huge.map", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

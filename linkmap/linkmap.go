@@ -217,20 +217,29 @@ func (e *Error) Unwrap() error { return e.Err }
 // run to hundreds of kilobytes; nothing a linker writes comes near this.
 const MaxLine = 16 << 20
 
+// Options choose what a parse keeps.
+type Options struct {
+	// NoSymbols leaves Symbols, Discarded and OutputSections empty: a
+	// question about which inputs a link loaded and why (retention) needs
+	// none of them, and a map's symbol list is most of what it holds.
+	NoSymbols bool
+}
+
 // ParseFile parses the map file at path.
-func ParseFile(path string) (*Map, error) {
+func ParseFile(path string, opt Options) (*Map, error) {
 	f, _, err := datafile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Parse(f, path)
+	return Parse(f, path, opt)
 }
 
 // Parse reads a linker map from r, line by line, detecting its format.
 // name is used in errors and as Map.Path.
-func Parse(r io.Reader, name string) (*Map, error) {
+func Parse(r io.Reader, name string, opt Options) (*Map, error) {
 	p := newParser(r, name)
+	p.opt = opt
 	m, err := p.run()
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func TestFixtures(t *testing.T) {
 	for _, file := range fixtures(t) {
 		name := strings.TrimSuffix(filepath.Base(file), ".map")
 		t.Run(name, func(t *testing.T) {
-			m, err := ParseFile(file)
+			m, err := ParseFile(file, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,7 +291,7 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := Parse(bytes.NewReader(data), file)
+		m, err := Parse(bytes.NewReader(data), file, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +312,7 @@ func TestDetect(t *testing.T) {
 // testdata/golden/NAME.txt; go test -update rewrites them.
 func TestGolden(t *testing.T) {
 	for _, file := range fixtures(t) {
-		m, err := ParseFile(file)
+		m, err := ParseFile(file, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -432,5 +433,31 @@ func TestFormatShows(t *testing.T) {
 	}
 	if FormatMold.String() != "mold" || Format(99).String() != "unknown" {
 		t.Error("Format.String")
+	}
+}
+
+// TestNoSymbols: a parse without the symbol list keeps every fact about
+// the inputs (what retention reads) exactly as the full parse gives it.
+func TestNoSymbols(t *testing.T) {
+	maps, _ := filepath.Glob("testdata/*.map")
+	if len(maps) == 0 {
+		t.Fatal("no maps under testdata")
+	}
+	for _, p := range maps {
+		full, err := ParseFile(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sparse, err := ParseFile(p, Options{NoSymbols: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sparse.Symbols)+len(sparse.Discarded)+len(sparse.OutputSections) != 0 {
+			t.Errorf("%s: NoSymbols kept %d symbols, %d sections", p, len(sparse.Symbols), len(sparse.Discarded)+len(sparse.OutputSections))
+		}
+		full.Symbols, full.Discarded, full.OutputSections = nil, nil, nil
+		if !reflect.DeepEqual(full, sparse) {
+			t.Errorf("%s: the facts of the inputs differ without the symbol list", p)
+		}
 	}
 }

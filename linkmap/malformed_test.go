@@ -143,7 +143,7 @@ func TestMalformed(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Parse(bytes.NewReader(c.data), "app.map")
+			m, err := Parse(bytes.NewReader(c.data), "app.map", Options{})
 			if err == nil {
 				t.Fatalf("no error; parsed as %v", m.Format)
 			}
@@ -189,7 +189,7 @@ func TestTruncated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := Parse(bytes.NewReader(data), file)
+		full, err := Parse(bytes.NewReader(data), file, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,11 +209,11 @@ func TestTruncated(t *testing.T) {
 			n++
 			end := off + j + 1
 			if j > 0 {
-				if _, err := Parse(bytes.NewReader(data[:off+j/2+1]), file); err == nil {
+				if _, err := Parse(bytes.NewReader(data[:off+j/2+1]), file, Options{}); err == nil {
 					t.Errorf("%s: cut in the middle of line %d parsed", file, n)
 				}
 			}
-			_, err := Parse(bytes.NewReader(data[:end]), file)
+			_, err := Parse(bytes.NewReader(data[:end]), file, Options{})
 			if n < complete && err == nil {
 				t.Errorf("%s: cut after line %d (of %d needed) parsed", file, n, complete)
 			}
@@ -227,13 +227,13 @@ func TestTruncated(t *testing.T) {
 func TestLongLines(t *testing.T) {
 	const long = 10 << 20
 	bfd := readFixture(t, "x86_64-bfd.map")
-	want, err := Parse(bytes.NewReader(bfd), "app.map")
+	want, err := Parse(bytes.NewReader(bfd), "app.map", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := lineOf(t, bfd, " *(.interp)")
 	pattern := " *(" + strings.Repeat("x", long) + ")"
-	m, err := Parse(bytes.NewReader(replaceLine(t, bfd, at, pattern)), "app.map")
+	m, err := Parse(bytes.NewReader(replaceLine(t, bfd, at, pattern)), "app.map", Options{})
 	if err != nil {
 		t.Fatalf("10 MB pattern line: %v", err)
 	}
@@ -244,7 +244,7 @@ func TestLongLines(t *testing.T) {
 	lld := readFixture(t, "x86_64-lld.map")
 	row := lineOf(t, lld, "used_fn(int)")
 	name := strings.Repeat("n", long)
-	m, err = Parse(bytes.NewReader(replaceLine(t, lld, row, strings.Replace(lineAt(lld, row), "used_fn(int)", name, 1))), "app.map")
+	m, err = Parse(bytes.NewReader(replaceLine(t, lld, row, strings.Replace(lineAt(lld, row), "used_fn(int)", name, 1))), "app.map", Options{})
 	if err != nil {
 		t.Fatalf("10 MB symbol name: %v", err)
 	}
@@ -258,19 +258,19 @@ func TestLongLines(t *testing.T) {
 		t.Error("the 10 MB symbol is missing")
 	}
 
-	_, err = Parse(bytes.NewReader(replaceLine(t, lld, row, strings.Repeat("y", MaxLine+10))), "app.map")
+	_, err = Parse(bytes.NewReader(replaceLine(t, lld, row, strings.Repeat("y", MaxLine+10))), "app.map", Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("app.map:%d: ", row)) || !strings.Contains(err.Error(), "longer than") {
 		t.Errorf("line over MaxLine: error %v", err)
 	}
 
-	_, err = Parse(strings.NewReader(strings.Repeat("z", long)), "app.map")
+	_, err = Parse(strings.NewReader(strings.Repeat("z", long)), "app.map", Options{})
 	if !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("one 10 MB line without a newline: error %v, want ErrUnknownFormat", err)
 	}
 }
 
 func TestParseFileMissing(t *testing.T) {
-	if _, err := ParseFile("testdata/no-such.map"); !errors.Is(err, os.ErrNotExist) {
+	if _, err := ParseFile("testdata/no-such.map", Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("error %v", err)
 	}
 }
@@ -292,7 +292,7 @@ func (r *errReader) Read(p []byte) (int, error) {
 
 func TestReadError(t *testing.T) {
 	boom := errors.New("disk on fire")
-	_, err := Parse(&errReader{data: readFixture(t, "x86_64-lld.map")[:3000], err: boom}, "app.map")
+	_, err := Parse(&errReader{data: readFixture(t, "x86_64-lld.map")[:3000], err: boom}, "app.map", Options{})
 	if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "app.map:") {
 		t.Errorf("error %v, want the read error, naming the file", err)
 	}
@@ -303,7 +303,7 @@ func TestReadError(t *testing.T) {
 // map by dropping that column.
 func TestLLDWithoutLMA(t *testing.T) {
 	data := readFixture(t, "x86_64-lld.map")
-	want, err := Parse(bytes.NewReader(data), "app.map")
+	want, err := Parse(bytes.NewReader(data), "app.map", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestLLDWithoutLMA(t *testing.T) {
 		j := strings.Index(l, " "+f[1]+" ") // the LMA column
 		lines[i+1] = l[:j] + l[j+len(f[1])+1:]
 	}
-	got, err := Parse(strings.NewReader(strings.Join(lines, "")), "app.map")
+	got, err := Parse(strings.NewReader(strings.Join(lines, "")), "app.map", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestLLDWithoutLMA(t *testing.T) {
 // parse must not change.
 func TestTolerated(t *testing.T) {
 	bfd := readFixture(t, "x86_64-bfd.map")
-	want, err := Parse(bytes.NewReader(bfd), "app.map")
+	want, err := Parse(bytes.NewReader(bfd), "app.map", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestTolerated(t *testing.T) {
 	data = replaceLine(t, data, lineOf(t, data, "Removed property"), "A heading a later ld may print")
 	data = append(data, "\nSome future table\n\n  weird 0xzz stuff\nanother line\n"...)
 	data = append([]byte("\n\n"), data...)
-	got, err := Parse(bytes.NewReader(data), "app.map")
+	got, err := Parse(bytes.NewReader(data), "app.map", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ type parser struct {
 	outSecs list[OutputSection]
 	syms    list[Symbol]
 	names   names
+	opt     Options
 
 	err *Error // first format error
 }
@@ -185,7 +186,9 @@ func (p *parser) addInput(in Input) {
 
 // addSymbol records a symbol named name.
 func (p *parser) addSymbol(name []byte, s Symbol) {
-	p.names.set(&p.syms.add(s).Name, name)
+	if !p.opt.NoSymbols {
+		p.names.set(&p.syms.add(s).Name, name)
+	}
 }
 
 func (p *parser) internString(s string) string {

@@ -92,7 +92,9 @@ func (p *parser) parseTable(t tableLayout) {
 					continue
 				}
 			}
-			p.outSecs.add(OutputSection{Name: p.intern(name), Addr: addr, Size: size, Line: n})
+			if !p.opt.NoSymbols {
+				p.outSecs.add(OutputSection{Name: p.intern(name), Addr: addr, Size: size, Line: n})
+			}
 		case 1:
 			curFile = ""
 			file, ok := sectionFile(name)
