@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/etlink/etlink/datafile"
 )
@@ -155,53 +157,102 @@ func ReadWheel(path string, r io.ReaderAt, size int64, opt Options) ([]*Object, 
 		return nil, []error{err}
 	}
 	w := &wheelReader{path: path, size: size, lim: opt.Limits.withDefaults(), opt: opt}
+	// In entry order: which entries are ELF files or archives (their first
+	// bytes, the only part of a .py file inflated) and whether the limits
+	// let each be inflated; then those are inflated and read, several at
+	// once, and their results put back in entry order.
+	jobs := make([]wheelJob, len(zr.File))
+	var todo []int
+	for i, f := range zr.File {
+		jobs[i].f = f
+		if w.vet(&jobs[i]) {
+			todo = append(todo, i)
+		}
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(todo)) {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(todo); k = int(next.Add(1) - 1) {
+				w.read(&jobs[todo[k]])
+			}
+		})
+	}
+	wg.Wait()
 	var objs []*Object
 	var errs []error
-	for _, f := range zr.File {
-		o, e := w.entry(f)
-		objs = append(objs, o...)
-		errs = append(errs, e...)
+	for i := range jobs {
+		objs = append(objs, jobs[i].objs...)
+		errs = append(errs, jobs[i].errs...)
 	}
 	return objs, errs
 }
 
-// entry reads one zip entry: nothing for directories and non-ELF data.
-func (w *wheelReader) entry(f *zip.File) ([]*Object, []error) {
+// wheelJob is one entry of a wheel: what vet decided of it, and what read
+// found in it.
+type wheelJob struct {
+	f         *zip.File
+	name, dir string // the entry in Object paths, and its directory
+	declared  int64
+	isELF     bool // else an ar archive
+	objs      []*Object
+	errs      []error
+}
+
+// vet decides whether an entry is read: not a directory, a safe name, an
+// ELF file or archive by its first bytes, within the limits (which count
+// the entries vetted before it). An entry it refuses may carry an error.
+func (w *wheelReader) vet(j *wheelJob) bool {
+	f := j.f
 	if strings.HasSuffix(f.Name, "/") {
-		return nil, nil
+		return false
 	}
-	name := w.path + "!" + f.Name
 	if unsafeName(f.Name) {
-		return nil, []error{errorf(name, "unsafe entry name")}
+		j.errs = []error{errorf(w.path+"!"+f.Name, "unsafe entry name")}
+		return false
 	}
 	clean := path.Clean(f.Name)
-	name = w.path + "!" + clean
+	j.name, j.dir = w.path+"!"+clean, w.path+"!"+path.Dir(clean)
 	head, err := peek(f)
 	if err != nil {
-		return nil, []error{&Error{Path: name, Err: err}}
+		j.errs = []error{&Error{Path: j.name, Err: err}}
+		return false
 	}
-	isELF, isAr := IsELF(head), IsArchive(head)
-	if !isELF && !isAr {
-		return nil, nil
+	j.isELF = IsELF(head)
+	if !j.isELF && !IsArchive(head) {
+		return false
 	}
-	declared, err := w.check(f)
+	if j.declared, err = w.check(f); err != nil {
+		j.errs = []error{&Error{Path: j.name, Err: err}}
+		return false
+	}
+	w.total += uint64(j.declared)
+	return true
+}
+
+// read inflates a vetted entry and reads its objects.
+func (w *wheelReader) read(j *wheelJob) {
+	defer inflight.release(inflight.acquire(j.declared))
+	data, err := w.load(j.f, j.declared)
 	if err != nil {
-		return nil, []error{&Error{Path: name, Err: err}}
+		j.errs = []error{&Error{Path: j.name, Err: err}}
+		return
 	}
-	defer inflight.release(inflight.acquire(declared))
-	data, err := w.load(f, declared)
+	if !j.isELF {
+		j.objs, j.errs = w.archive(j.name, j.f.Name, data)
+		return
+	}
+	o, err := Parse(j.name, j.dir, bytes.NewReader(data), int64(len(data)), w.opt)
 	if err != nil {
-		return nil, []error{&Error{Path: name, Err: err}}
+		j.errs = []error{err}
+		return
 	}
-	if isELF {
-		o, err := Parse(name, w.path+"!"+path.Dir(clean), bytes.NewReader(data), int64(len(data)), w.opt)
-		if err != nil {
-			return nil, []error{err}
-		}
-		o.Wheel, o.Entry = w.path, f.Name
-		return []*Object{o}, nil
-	}
-	return w.archive(name, f.Name, data)
+	o.Wheel, o.Entry = w.path, j.f.Name
+	j.objs = []*Object{o}
 }
 
 // archive reads the ELF members of an archive entry.
@@ -261,7 +312,6 @@ func (w *wheelReader) load(f *zip.File, declared int64) ([]byte, error) {
 		return nil, entryError(f, err)
 	}
 	defer rc.Close()
-	w.total += uint64(declared)
 	buf, err := readUpTo(rc, declared)
 	switch {
 	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
