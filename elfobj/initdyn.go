@@ -43,10 +43,10 @@ type linked struct {
 	f     *elf.File
 	exec  []*elf.Section // executable sections, by address
 	data  map[*elf.Section][]byte
-	got   map[uint64]string // GOT slot -> the symbol its JUMP_SLOT/GLOB_DAT relocation names
+	got   map[uint64]uint32 // GOT slot -> the .dynsym index its JUMP_SLOT/GLOB_DAT relocation names
+	dyn   symTable          // .dynsym, for those names
 	rel   map[uint64]int64  // address -> RELATIVE addend
-	names map[uint64]string // function address -> symbol name
-	sizes map[uint64]uint64 // function address -> size, when a symbol gives it
+	funcs *funcIndex        // function address -> symbol name and size
 	isPLT map[*elf.Section]bool
 	inits []Initializer
 	// decoded caches each function's call targets and GOT slots.
@@ -67,17 +67,16 @@ type decoded struct{ targets, slots []uint64 }
 // with the handful of fixed-width encodings that matter (BL, B, B.cond, CBZ,
 // TBZ, ADRP+LDR, RET). Calls through function pointers computed at run time
 // are not seen. Other machines fall back to listing every imported function.
-func dynInitializers(f *elf.File, dyn []elf.Symbol) ([]Initializer, error) {
+func dynInitializers(f *elf.File) ([]Initializer, error) {
 	arr, _ := dynValue(f, elf.DT_INIT_ARRAY)
 	arrSize, _ := dynValue(f, elf.DT_INIT_ARRAYSZ)
 	initFn, hasInit := dynValue(f, elf.DT_INIT)
 	if arrSize == 0 && !hasInit {
 		return nil, nil
 	}
-	l := &linked{f: f, data: map[*elf.Section][]byte{}, got: map[uint64]string{}, rel: map[uint64]int64{},
-		names: map[uint64]string{}, sizes: map[uint64]uint64{}, isPLT: map[*elf.Section]bool{},
-		decoded: map[uint64]decoded{}}
-	if err := l.index(dyn); err != nil {
+	l := &linked{f: f, data: map[*elf.Section][]byte{}, got: map[uint64]uint32{}, rel: map[uint64]int64{},
+		isPLT: map[*elf.Section]bool{}, decoded: map[uint64]decoded{}}
+	if err := l.index(); err != nil {
 		return nil, err
 	}
 	var entries []uint64
@@ -89,8 +88,13 @@ func dynInitializers(f *elf.File, dyn []elf.Symbol) ([]Initializer, error) {
 		entries = slots
 	}
 	method := "disassembly"
+	var imported []string
 	if f.Machine != elf.EM_X86_64 && f.Machine != elf.EM_AARCH64 {
 		method = "imports"
+		var err error
+		if imported, err = l.imports(); err != nil {
+			return nil, err
+		}
 	}
 	add := func(addr uint64, source string) {
 		if addr == 0 || addr == ^uint64(0) { // unused slots hold 0 or -1
@@ -98,7 +102,7 @@ func dynInitializers(f *elf.File, dyn []elf.Symbol) ([]Initializer, error) {
 		}
 		in := Initializer{Function: l.name(addr), Source: source, Method: method}
 		if method == "imports" {
-			in.Calls = imports(dyn)
+			in.Calls = imported
 		} else {
 			in.Calls = l.calls(addr)
 			if l.truncated {
@@ -126,22 +130,38 @@ func dynValue(f *elf.File, tag elf.DynTag) (uint64, bool) {
 
 // imports lists the functions the object imports: what an initializer could
 // call when its code cannot be decoded.
-func imports(dyn []elf.Symbol) []string {
+func (l *linked) imports() ([]string, error) {
 	var out []string
-	for _, s := range dyn {
-		if s.Section == elf.SHN_UNDEF && s.Name != "" && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-			out = append(out, s.Name)
+	err := l.dyn.each(func(_ uint32, s rawSym) {
+		if elf.SectionIndex(s.shndx) == elf.SHN_UNDEF && elf.ST_TYPE(s.info) == elf.STT_FUNC {
+			if n := l.dyn.name(s.name); n != "" {
+				out = append(out, n)
+			}
 		}
-	}
-	return out
+	})
+	return out, err
 }
 
 // index reads the relocations, symbols and executable sections.
-func (l *linked) index(dyn []elf.Symbol) error {
+func (l *linked) index() error {
 	slot, rel := uint32(rX8664JumpSlot), uint32(rX8664Relative)
 	glob := uint32(rX8664GlobDat)
 	if l.f.Machine == elf.EM_AARCH64 {
 		slot, rel, glob = rA64JumpSlot, rA64Relative, rA64GlobDat
+	}
+	var tabs []symTable
+	// Prefer the full symbol table: it names local functions and gives sizes.
+	if t, ok := tableOf(l.f, elf.SHT_SYMTAB); ok {
+		tabs = append(tabs, t)
+	}
+	dyn, hasDyn := tableOf(l.f, elf.SHT_DYNSYM)
+	if hasDyn {
+		l.dyn = dyn
+		tabs = append(tabs, dyn)
+	}
+	nDyn := uint32(0)
+	if hasDyn {
+		nDyn = uint32(dyn.sec.Size / uint64(dyn.entSize()))
 	}
 	for _, s := range l.f.Sections {
 		switch {
@@ -154,8 +174,8 @@ func (l *linked) index(dyn []elf.Symbol) error {
 				switch {
 				case r.typ == rel:
 					l.rel[r.off] = r.addend
-				case (r.typ == slot || r.typ == glob) && r.sym > 0 && int(r.sym) <= len(dyn):
-					l.got[r.off] = dyn[r.sym-1].Name
+				case (r.typ == slot || r.typ == glob) && r.sym > 0 && r.sym < nDyn:
+					l.got[r.off] = r.sym
 				}
 			}
 		case s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS:
@@ -167,22 +187,22 @@ func (l *linked) index(dyn []elf.Symbol) error {
 		}
 	}
 	sort.Slice(l.exec, func(i, j int) bool { return l.exec[i].Addr < l.exec[j].Addr })
-	// Prefer the full symbol table: it names local functions and gives sizes.
-	syms, _ := l.f.Symbols()
-	for _, list := range [][]elf.Symbol{syms, dyn} {
-		for _, s := range list {
-			if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF || s.Value == 0 {
-				continue
-			}
-			if _, ok := l.names[s.Value]; !ok {
-				l.names[s.Value] = s.Name
-				if s.Size > 0 {
-					l.sizes[s.Value] = s.Size
-				}
-			}
-		}
+	var err error
+	l.funcs, err = newFuncIndex(tabs...)
+	return err
+}
+
+// gotName is the symbol a GOT slot's relocation names ("" for none).
+func (l *linked) gotName(slot uint64) string {
+	i, ok := l.got[slot]
+	if !ok {
+		return ""
 	}
-	return nil
+	s, ok := l.dyn.sym(i)
+	if !ok {
+		return ""
+	}
+	return l.dyn.name(s.name)
 }
 
 // pointers reads the n bytes of pointers at addr; a zero slot with a
@@ -248,7 +268,7 @@ func (l *linked) bytesAt(addr, n uint64) ([]byte, error) {
 }
 
 func (l *linked) name(addr uint64) string {
-	if n, ok := l.names[addr]; ok && n != "" {
+	if n, ok := l.funcs.name(addr); ok && n != "" {
 		return n
 	}
 	return fmt.Sprintf("%#x", addr)
@@ -295,14 +315,14 @@ func (l *linked) calls(addr uint64) []string {
 			l.decoded[it.addr] = d
 		}
 		for _, s := range d.slots {
-			note(l.got[s])
+			note(l.gotName(s))
 		}
 		for _, t := range d.targets {
 			if l.inPLT(t) {
-				note(l.got[l.pltSlot(t)])
+				note(l.gotName(l.pltSlot(t)))
 				continue
 			}
-			if n, ok := l.names[t]; ok {
+			if n, ok := l.funcs.name(t); ok {
 				note(n)
 			}
 			if !visited[t] && it.depth < maxLinkedDepth {
@@ -338,7 +358,7 @@ func (l *linked) limit(addr uint64) uint64 {
 		return addr
 	}
 	end := s.Addr + s.Size
-	if size, ok := l.sizes[addr]; ok && addr+size < end {
+	if size, ok := l.funcs.size(addr); ok && addr+size < end {
 		end = addr + size
 	}
 	return end
@@ -347,7 +367,7 @@ func (l *linked) limit(addr uint64) uint64 {
 // near reports whether a jump from a function at addr to t stays inside it:
 // within its symbol's extent, or, without one, within window bytes.
 func (l *linked) near(addr, t, end uint64) bool {
-	if _, ok := l.sizes[addr]; !ok {
+	if _, ok := l.funcs.size(addr); !ok {
 		end = min(end, addr+window)
 	}
 	return t >= addr && t < end

@@ -35,9 +35,9 @@ func IsELFFile(p string) bool {
 // in the Object; dir is what $ORIGIN expands to for it. A crafted image that
 // makes debug/elf panic comes back as an error naming path.
 //
-// Shared objects and executables are read by the dynamic reader (dynsym.go)
-// unless opt asks for initializers, whose decoding needs debug/elf's symbol
-// list.
+// Shared objects and executables are read by the dynamic reader
+// (dynsym.go); initializers are decoded with debug/elf's File for the
+// sections and the symbol tables read an entry at a time (funcindex.go).
 func Parse(path, dir string, r io.ReaderAt, size int64, opt Options) (*Object, error) {
 	return parse(path, dir, r, size, opt, true)
 }
@@ -52,7 +52,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	}()
 	var src *sectionSource
 	image := r // the whole image, for the relocation sections
-	if fast && !opt.Initializers {
+	if fast {
 		src = newSource(r, size)
 		defer src.close()
 		r = src.readHead()
@@ -78,7 +78,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		// A PIE is ET_DYN too; only a program names an interpreter.
 		o.Executable = o.Executable || p.Type == elf.PT_INTERP
 	}
-	var dyn, static []elf.Symbol
+	var static []elf.Symbol
 	fastDone := false
 	if f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC {
 		if src != nil {
@@ -107,17 +107,25 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 			o.Symbols = staticSymbols(static)
 		}
 	default:
-		dyn, err = readDynamic(f, o)
+		err = readDynamic(f, o)
 	}
 	if err == nil && opt.References && f.Type != elf.ET_REL {
 		err = readRefs(f, image, o)
 		o.References = err == nil
 	}
 	if err == nil && opt.Initializers {
-		if f.Type == elf.ET_REL {
+		switch {
+		case f.Type == elf.ET_REL:
 			o.Initializers, err = relInitializers(f, static)
-		} else {
-			o.Initializers, err = dynInitializers(f, dyn)
+		case light && fastDone:
+			// The dynamic reader's headers have no section readers: the
+			// decoder reads sections through debug/elf's own File.
+			var full *elf.File
+			if full, err = elf.NewFile(r); err == nil {
+				o.Initializers, err = dynInitializers(full)
+			}
+		default:
+			o.Initializers, err = dynInitializers(f)
 		}
 	}
 	if err != nil {
@@ -212,32 +220,32 @@ func checkSections(f *elf.File, size int64) error {
 	return nil
 }
 
-func readDynamic(f *elf.File, o *Object) ([]elf.Symbol, error) {
+func readDynamic(f *elf.File, o *Object) error {
 	if f.Section(".dynamic") != nil || f.SectionByType(elf.SHT_DYNAMIC) != nil {
 		var err error
 		if o.Needed, err = f.DynString(elf.DT_NEEDED); err != nil {
-			return nil, err
+			return err
 		}
 		soname, err := f.DynString(elf.DT_SONAME)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(soname) > 0 {
 			o.Soname = soname[0]
 		}
 		if o.Rpath, err = pathList(f, elf.DT_RPATH); err != nil {
-			return nil, err
+			return err
 		}
 		if o.Runpath, err = pathList(f, elf.DT_RUNPATH); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if f.SectionByType(elf.SHT_DYNSYM) == nil {
-		return nil, nil
+		return nil
 	}
 	syms, err := f.DynamicSymbols()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	o.Symbols = make([]Symbol, 0, len(syms))
 	for i := range syms {
@@ -246,7 +254,7 @@ func readDynamic(f *elf.File, o *Object) ([]elf.Symbol, error) {
 		}
 		o.Symbols = append(o.Symbols, convert(&syms[i]))
 	}
-	return syms, nil
+	return nil
 }
 
 // isVersionNode reports whether a dynamic symbol only names a version
