@@ -293,7 +293,7 @@ func readReferences(objs []*elfobj.Object) {
 // over a hidden one).
 func addDef(defs []Def, o *elfobj.Object, s *elfobj.Symbol) []Def {
 	if n := len(defs); n > 0 && defs[n-1].Object == o {
-		if defs[n-1].Symbol.Hidden && !s.Hidden {
+		if defs[n-1].Symbol.Hidden() && !s.Hidden() {
 			defs[n-1].Symbol = s
 		}
 		return defs

@@ -280,7 +280,7 @@ func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
 			case !s.Defined():
 				if !referred[s.Name] {
 					referred[s.Name] = true
-					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Version: s.Version})
+					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Version: s.Version()})
 				}
 			case s.Exported():
 				m := d.defs[s.Name]
@@ -288,16 +288,16 @@ func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
 					m = map[*elfobj.Object]*elfobj.Symbol{}
 					d.defs[s.Name] = m
 				}
-				if prev, ok := m[o]; !ok || prev.Hidden {
+				if prev, ok := m[o]; !ok || prev.Hidden() {
 					m[o] = s // a default version wins over a hidden one
 				}
-				if s.Version != "" {
+				if s.Version() != "" {
 					v := d.versions[s.Name]
 					if v == nil {
 						v = map[*elfobj.Object][]string{}
 						d.versions[s.Name] = v
 					}
-					v[o] = append(v[o], s.Version)
+					v[o] = append(v[o], s.Version())
 				}
 				if (!o.References || s.Relocated()) && !referred[s.Name] {
 					referred[s.Name] = true
@@ -353,9 +353,9 @@ func (d *Definitions) first(rank map[*elfobj.Object]int, name, version string) *
 // default version and never a hidden one.
 func (d *Definitions) suits(q *elfobj.Object, def *elfobj.Symbol, name, want string) bool {
 	if want == "" {
-		return !def.Hidden
+		return !def.Hidden()
 	}
-	return def.Version == "" || slices.Contains(d.versions[name][q], want)
+	return def.Version() == "" || slices.Contains(d.versions[name][q], want)
 }
 
 // uniqueOwner returns the definition of a STB_GNU_UNIQUE name the process

@@ -96,10 +96,10 @@ func (p *Process) Needs(o *elfobj.Object) (out []Unbound, missing []Edge) {
 	tree := alone.Dlopen(o, false)
 	defs := Index(append(append([]*elfobj.Object(nil), tree...), p.Scope(o)...), &names)
 	for _, s := range want {
-		if alone.Bind(defs, o, s.Name, s.Version) != nil {
+		if alone.Bind(defs, o, s.Name, s.Version()) != nil {
 			continue
 		}
-		out = append(out, Unbound{Name: s.Name, Version: s.Version, By: p.Bind(defs, o, s.Name, s.Version)})
+		out = append(out, Unbound{Name: s.Name, Version: s.Version(), By: p.Bind(defs, o, s.Name, s.Version())})
 	}
 	return out, alone.Missing
 }

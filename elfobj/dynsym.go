@@ -385,10 +385,12 @@ func appendPaths(out []string, v string) []string {
 	return out
 }
 
-// verName is what a .gnu.version index stands for.
+// verName is what a .gnu.version index stands for, and the SymVersion
+// values its symbols share (default and hidden).
 type verName struct {
 	name, library string
 	known         bool
+	shown, hidden *SymVersion
 }
 
 // symbols decodes the dynamic symbol table as File.DynamicSymbols and
@@ -477,22 +479,25 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		s.setAttrs(info, other, shndx)
 		// .gnu.version parallels .dynsym, null symbol included.
 		hasVersion := false
-		s.Version, s.Library, s.Hidden = "", "", false // the slot may hold a version node
+		s.SymVersion = nil // the slot may hold a version node
 		if j := (i + 1) * 2; j+2 <= len(versym) {
 			vi := elf.VersionIndex(t.bo.Uint16(versym[j:]))
 			switch ndx := vi.Index(); {
 			case ndx <= 1: // local or global, unversioned
 				hasVersion = true
+				if vi.IsHidden() {
+					s.SymVersion = hiddenUnversioned
+				}
 			case int(ndx) < len(versions) && versions[ndx].known:
 				hasVersion = true
-				s.Version, s.Library = versions[ndx].name, versions[ndx].library
-			}
-			if hasVersion {
-				s.Hidden = vi.IsHidden()
+				s.SymVersion = versions[ndx].shown
+				if vi.IsHidden() {
+					s.SymVersion = versions[ndx].hidden
+				}
 			}
 		}
 		// isVersionNode, on the decoded fields: its slot is reused.
-		if s.Section() == elf.SHN_ABS && s.Value == 0 && hasVersion && s.Name == s.Version {
+		if s.Section() == elf.SHN_ABS && s.Value == 0 && hasVersion && s.Name == s.Version() {
 			continue
 		}
 		k++
@@ -554,7 +559,9 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 			table = append(table, make([]verName, int(ndx)+1-len(table))...)
 		}
 		if !table[ndx].known {
-			table[ndx] = verName{t.intern(name), t.intern(library), true}
+			name, library := t.intern(name), t.intern(library)
+			table[ndx] = verName{name, library, true, &SymVersion{Version: name, Library: library},
+				&SymVersion{Version: name, Hidden: true, Library: library}}
 		}
 	}
 	var defs []verName // definitions go in after every need

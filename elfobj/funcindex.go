@@ -129,6 +129,11 @@ type funcEntry struct {
 
 func newFuncIndex(tabs ...symTable) (*funcIndex, error) {
 	x := &funcIndex{tabs: tabs, named: map[uint64]string{}}
+	n := 0
+	for _, t := range tabs {
+		n += int(min(t.sec.Size/uint64(t.entSize()), 1<<26))
+	}
+	x.entries = make([]funcEntry, 0, n) // at most every symbol: no copies as it grows
 	for k, t := range tabs {
 		err := t.each(func(_ uint32, s rawSym) {
 			if elf.ST_TYPE(s.info) == elf.STT_FUNC && elf.SectionIndex(s.shndx) != elf.SHN_UNDEF && s.value != 0 {

@@ -85,22 +85,51 @@ type Initializer struct {
 // Symbol is one entry of a symbol table.
 type Symbol struct {
 	Name string `json:"name"`
-	// Version is the symbol version ("" when unversioned). For undefined
-	// symbols it is the version required from Library.
-	Version string `json:"version,omitempty"`
-	// Hidden marks a non-default version: nm prints foo@V1 rather than foo@@V1,
-	// and only references that ask for V1 bind to it.
-	Hidden bool `json:"hidden_version,omitempty"`
+	// SymVersion is the symbol's version, nil for an unversioned symbol
+	// (most are): one value per version of a table, shared by its symbols,
+	// so that a Symbol is 48 bytes (a large link holds millions).
+	*SymVersion
 	// The ELF attributes, read with Section, Binding, Type and Visibility,
-	// as the table holds them: debug/elf's types for them are ints, 32
-	// bytes of a value that a large link holds millions of (the Symbol is
-	// 72 bytes instead of 104).
+	// as the table holds them: debug/elf's types for them are ints.
 	section        uint16
 	bind, typ, vis uint8
 	refs           uint8  // refRelocated, refCopied (refs.go)
-	Library        string `json:"library,omitempty"`
 	Value          uint64 `json:"value,omitempty"`
 	Size           uint64 `json:"size,omitempty"`
+}
+
+// SymVersion is a symbol version as a symbol carries it.
+type SymVersion struct {
+	// Version is the version's name. For undefined symbols it is the
+	// version required from Library.
+	Version string `json:"version,omitempty"`
+	// Hidden marks a non-default version: nm prints foo@V1 rather than
+	// foo@@V1, and only references that ask for V1 bind to it.
+	Hidden  bool   `json:"hidden_version,omitempty"`
+	Library string `json:"library,omitempty"`
+}
+
+// hiddenUnversioned is the version of a symbol whose .gnu.version entry is
+// unversioned but marked hidden.
+var hiddenUnversioned = &SymVersion{Hidden: true}
+
+// Version is the symbol's version ("" when unversioned).
+func (s *Symbol) Version() string {
+	if s.SymVersion == nil {
+		return ""
+	}
+	return s.SymVersion.Version
+}
+
+// Hidden reports a non-default version (SymVersion.Hidden).
+func (s *Symbol) Hidden() bool { return s.SymVersion != nil && s.SymVersion.Hidden }
+
+// Library is the library an undefined symbol's version is required from.
+func (s *Symbol) Library() string {
+	if s.SymVersion == nil {
+		return ""
+	}
+	return s.SymVersion.Library
 }
 
 // setAttrs sets the symbol's ELF attributes from a table entry's st_info,
@@ -166,15 +195,15 @@ func (s *Symbol) Vague() bool { return s.Binding() == elf.STB_WEAK || s.Binding(
 
 // Versioned returns the name as nm -D prints it: foo@@V1, foo@V1 or foo.
 func (s *Symbol) Versioned() string {
-	if s.Version == "" {
+	if s.Version() == "" {
 		return s.Name
 	}
 	// A definition whose version is a needed one (an executable's copy of
 	// a library's variable) is printed with one @, as nm does.
-	if s.Hidden || !s.Defined() || s.Library != "" {
-		return s.Name + "@" + s.Version
+	if s.Hidden() || !s.Defined() || s.Library() != "" {
+		return s.Name + "@" + s.Version()
 	}
-	return s.Name + "@@" + s.Version
+	return s.Name + "@@" + s.Version()
 }
 
 // BindingName, TypeName and VisibilityName give readelf's short spellings.

@@ -248,11 +248,12 @@ func readDynamic(f *elf.File, o *Object) error {
 		return err
 	}
 	o.Symbols = make([]Symbol, 0, len(syms))
+	vs := symVersions{}
 	for i := range syms {
 		if isVersionNode(&syms[i]) {
 			continue
 		}
-		o.Symbols = append(o.Symbols, convert(&syms[i]))
+		o.Symbols = append(o.Symbols, vs.convert(&syms[i]))
 	}
 	return nil
 }
@@ -288,20 +289,34 @@ func staticSymbols(syms []elf.Symbol) []Symbol {
 		return nil
 	}
 	out := make([]Symbol, 0, len(syms)/2)
+	vs := symVersions{}
 	for i := range syms {
 		if elf.ST_BIND(syms[i].Info) == elf.STB_LOCAL {
 			continue
 		}
-		out = append(out, convert(&syms[i]))
+		out = append(out, vs.convert(&syms[i]))
 	}
 	return out
 }
 
-func convert(s *elf.Symbol) Symbol {
-	sym := Symbol{Name: s.Name, Version: s.Version, Library: s.Library, Value: s.Value, Size: s.Size}
+// symVersions holds one SymVersion per distinct version of a table read
+// through debug/elf, for its symbols to share.
+type symVersions map[SymVersion]*SymVersion
+
+func (vs symVersions) convert(s *elf.Symbol) Symbol {
+	sym := Symbol{Name: s.Name, Value: s.Value, Size: s.Size}
 	sym.setAttrs(s.Info, s.Other, uint16(s.Section))
+	v := SymVersion{Version: s.Version, Library: s.Library}
 	if s.HasVersion {
-		sym.Hidden = s.VersionIndex.IsHidden()
+		v.Hidden = s.VersionIndex.IsHidden()
+	}
+	if v != (SymVersion{}) {
+		p, ok := vs[v]
+		if !ok {
+			p = &v
+			vs[v] = p
+		}
+		sym.SymVersion = p
 	}
 	return sym
 }

@@ -119,9 +119,9 @@ func (r *Result) add(o *elfobj.Object, shipped func(*elfobj.Object, string) bool
 		if s.Section() != elf.SHN_UNDEF || s.Name == "" {
 			continue
 		}
-		if s.Version != "" && system[s.Library] && !seen[s.Version] {
-			seen[s.Version] = true
-			r.Needs = append(r.Needs, Need{Version: s.Version, Library: s.Library, Object: o.Path, Symbol: s.Name})
+		if s.Version() != "" && system[s.Library()] && !seen[s.Version()] {
+			seen[s.Version()] = true
+			r.Needs = append(r.Needs, Need{Version: s.Version(), Library: s.Library(), Object: o.Path, Symbol: s.Name})
 		}
 		if forbiddenAnywhere()[s.Name] {
 			for lib := range system {
