@@ -42,13 +42,24 @@ func buildWheel(b *testing.B) string {
 // ET301 and ET302, the JSON report written to io.Discard. SetBytes counts the
 // bytes of the symbol sections of every object read, so MB/s compares with
 // BenchmarkReadDynsym.
-func BenchmarkConflictsTorch(b *testing.B) {
+func BenchmarkConflictsTorch(b *testing.B) { benchSession(b, "conflicts") }
+
+// BenchmarkCheckTorch is the same for `etlink check WHEEL --with torch`:
+// the package read too, the peer kept to the names the release checks ask
+// about, every check rule and the platform verdicts.
+func BenchmarkCheckTorch(b *testing.B) { benchSession(b, "check") }
+
+func benchSession(b *testing.B, cmd string) {
 	wheelDir := buildWheel(b)
 	testenv.NeedFiles(b, "/usr/bin/python3")
 	order, _ := analyze.ParseLoadOrder("torch,wheel")
 	opt := analyze.Options{Paths: []string{wheelDir}, With: []string{"torch"}, Pythons: []string{"/usr/bin/python3"},
-		Order: order, Narrow: true, Log: quiet{}}
+		Order: order, Narrow: cmd == "conflicts", Package: cmd == "check", Log: quiet{}}
 	cfg := &rules.Config{}
+	checks := rules.ConflictsRules
+	if cmd == "check" {
+		checks = rules.CheckRules(true)
+	}
 	var findings int
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -60,7 +71,7 @@ func BenchmarkConflictsTorch(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &finding.Report{Command: "conflicts", Inputs: s.Inputs, Findings: rules.Run(ctx, rules.ConflictsRules)}
+		r := &finding.Report{Command: cmd, Inputs: s.Inputs, Findings: rules.Run(ctx, checks)}
 		if err := report.JSON(io.Discard, r); err != nil {
 			b.Fatal(err)
 		}
