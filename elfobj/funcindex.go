@@ -15,6 +15,7 @@ import (
 // debug/elf's []elf.Symbol nor a string per symbol.
 type symTable struct {
 	sec, str *elf.Section
+	strData  string // the string table, when it is compressed (read whole)
 	class    elf.Class
 	bo       interface {
 		Uint16([]byte) uint16
@@ -30,7 +31,17 @@ func tableOf(f *elf.File, typ elf.SectionType) (symTable, bool) {
 	if sec == nil || int(sec.Link) >= len(f.Sections) || sec.Link == 0 {
 		return symTable{}, false
 	}
-	return symTable{sec: sec, str: f.Sections[sec.Link], class: f.Class, bo: f.ByteOrder}, true
+	t := symTable{sec: sec, str: f.Sections[sec.Link], class: f.Class, bo: f.ByteOrder}
+	if t.str.Flags&elf.SHF_COMPRESSED != 0 {
+		// ReadAt would read the compressed bytes: names come from the
+		// inflated table instead.
+		data, err := t.str.Data()
+		if err != nil {
+			return symTable{}, false
+		}
+		t.strData = string(data)
+	}
+	return t, true
 }
 
 func (t symTable) entSize() int {
@@ -93,6 +104,9 @@ func (t symTable) sym(i uint32) (rawSym, bool) {
 // name reads the NUL-terminated name at off in the string table; "" when
 // it lies outside the table, as debug/elf reads such a name.
 func (t symTable) name(off uint32) string {
+	if t.strData != "" {
+		return tabString(t.strData, int(off))
+	}
 	if uint64(off) >= t.str.Size {
 		return ""
 	}
@@ -131,7 +145,7 @@ func newFuncIndex(tabs ...symTable) (*funcIndex, error) {
 	x := &funcIndex{tabs: tabs, named: map[uint64]string{}}
 	n := 0
 	for _, t := range tabs {
-		n += int(min(t.sec.Size/uint64(t.entSize()), 1<<26))
+		n += int(t.sec.FileSize / uint64(t.entSize())) // within the file (checkSections)
 	}
 	x.entries = make([]funcEntry, 0, n) // at most every symbol: no copies as it grows
 	for k, t := range tabs {

@@ -364,8 +364,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("\x7fELF"))
 	f.Add([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x3e\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// Both readers: with initializers debug/elf's, without them the
-		// dynamic reader; each with the relocation flags.
+		// With and without initializers (their decoder reads the symbol
+		// tables an entry at a time), each with the relocation flags.
 		if _, err := Parse("fuzz.so", ".", bytes.NewReader(data), int64(len(data)), Options{References: true}); err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Path != "fuzz.so" {
