@@ -560,8 +560,11 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 		}
 		if !table[ndx].known {
 			name, library := t.intern(name), t.intern(library)
-			table[ndx] = verName{name, library, true, &SymVersion{Version: name, Library: library},
-				&SymVersion{Version: name, Hidden: true, Library: library}}
+			v := verName{name, library, true, nil, hiddenUnversioned}
+			if name != "" || library != "" { // else as unversioned, the way debug/elf reads it
+				v.shown, v.hidden = &SymVersion{Version: name, Library: library}, &SymVersion{Version: name, Hidden: true, Library: library}
+			}
+			table[ndx] = v
 		}
 	}
 	var defs []verName // definitions go in after every need
