@@ -1,13 +1,16 @@
 package analyze
 
 import (
+	"cmp"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
@@ -209,6 +212,15 @@ func (s *Session) openPackage(paths []string, log Log) {
 // symbolic link that leads nowhere. It returns the objects, the inputs as
 // the report lists them, and the dangling links.
 func ReadInputs(paths []string, opt elfobj.Options, log Log) ([]*elfobj.Object, []finding.Input, []*elfobj.Error) {
+	return ReadEach(paths, opt, log, func(o *elfobj.Object) *elfobj.Object { return o })
+}
+
+// ReadEach is ReadInputs for a caller that does not hold the objects (scan
+// writes each as it is read): keep receives each object as soon as its
+// file has been read, from the reading goroutines (concurrently), and what
+// it returns is given back in the order ReadInputs returns the objects.
+// Memory holds the files being read, not every file read.
+func ReadEach[T any](paths []string, opt elfobj.Options, log Log, keep func(*elfobj.Object) T) ([]T, []finding.Input, []*elfobj.Error) {
 	// An empty argument is a mistake (an unset shell variable), not "the
 	// current directory" as path cleaning would make it.
 	var named []string
@@ -220,10 +232,42 @@ func ReadInputs(paths []string, opt elfobj.Options, log Log) ([]*elfobj.Object, 
 		}
 		named = append(named, p)
 	}
-	objs, errs := elfobj.Open(named, opt)
+	type item struct {
+		file, pos int // reading order: the file's place in the listing, the object's in the file
+		key, real string
+		from      [3]string // Path, Archive, Wheel: which input yielded it
+		kept      T
+	}
+	var mu sync.Mutex
+	var items []item
+	rank := map[string]int{}
+	_, errs := elfobj.OpenStream(named, opt, elfobj.Stream{
+		Listed: func(reals []string) {
+			for i, r := range reals {
+				rank[r] = i
+			}
+		},
+		Read: func(real string, objs []*elfobj.Object) {
+			for pos, o := range objs {
+				it := item{file: rank[real], pos: pos, key: elfobj.SortKey(o), real: o.Real, from: [3]string{o.Path, o.Archive, o.Wheel}, kept: keep(o)}
+				mu.Lock()
+				items = append(items, it)
+				mu.Unlock()
+			}
+		},
+		Drop: true,
+	})
+	slices.SortFunc(items, func(a, b item) int { return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.pos, b.pos)) })
+	items = elfobj.Order(items, func(it item) string { return it.key }, func(it item) string { return it.real })
+	out := make([]T, len(items))
+	var from []string
+	for i, it := range items {
+		out[i] = it.kept
+		from = append(from, it.from[:]...)
+	}
 	errs = append(empty, errs...)
-	inputs, dangling := inputList(named, objs, errs, log)
-	return objs, inputs, dangling
+	inputs, dangling := inputList(named, from, errs, log)
+	return out, inputs, dangling
 }
 
 // inputList reports what reading paths gave (objs, errs): each error, each
@@ -231,7 +275,7 @@ func ReadInputs(paths []string, opt elfobj.Options, log Log) ([]*elfobj.Object, 
 // links that lead nowhere are not unreadable inputs (Debian's torch/lib
 // holds three, to libraries of another package): each is said in a note
 // and returned for the rules that judge them.
-func inputList(paths []string, objs []*elfobj.Object, errs []error, log Log) ([]finding.Input, []*elfobj.Error) {
+func inputList(paths []string, from []string, errs []error, log Log) ([]finding.Input, []*elfobj.Error) {
 	failed := map[string]string{}
 	var dangling []*elfobj.Error
 	for _, err := range errs {
@@ -251,7 +295,7 @@ func inputList(paths []string, objs []*elfobj.Object, errs []error, log Log) ([]
 		if msg, ok := failed[p]; ok {
 			in.Error = msg
 			delete(failed, p)
-		} else if !yielded(objs, p) {
+		} else if !yielded(from, p) {
 			log.Notef("%s: no ELF objects found", p)
 		}
 		inputs = append(inputs, in)
@@ -283,17 +327,25 @@ func InputFailed(err error) finding.Input {
 	return finding.Input{Path: err.Error(), Error: err.Error()}
 }
 
-// yielded reports whether any object was read from input path p.
-func yielded(objs []*elfobj.Object, p string) bool {
+// yielded reports whether any object was read from input path p, given
+// the paths, archives and wheels of the objects read.
+func yielded(from []string, p string) bool {
 	p = filepath.Clean(p)
-	for _, o := range objs {
-		for _, name := range []string{o.Path, o.Archive, o.Wheel} {
-			if name != "" && (name == p || strings.HasPrefix(name, p+string(filepath.Separator))) {
-				return true
-			}
+	for _, name := range from {
+		if name != "" && (name == p || strings.HasPrefix(name, p+string(filepath.Separator))) {
+			return true
 		}
 	}
 	return false
+}
+
+// objectNames lists the paths, archives and wheels of objs, for yielded.
+func objectNames(objs []*elfobj.Object) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.Path, o.Archive, o.Wheel)
+	}
+	return out
 }
 
 // interpreter is the Python program whose process the wheel is imported
@@ -432,7 +484,7 @@ func peerSide(opt Options, torch <-chan located, ahead <-chan peerRead, args pee
 	if torch == nil {
 		r := peerRead{files: opt.With}
 		r.open("peer", args)
-		inputs, _ := inputList(opt.With, r.objs, r.errs, log)
+		inputs, _ := inputList(opt.With, objectNames(r.objs), r.errs, log)
 		return r, inputs, nil
 	}
 	l := <-torch
@@ -459,7 +511,7 @@ func peerSide(opt Options, torch <-chan located, ahead <-chan peerRead, args pee
 		return peerRead{}, nil, errors.New("--with torch: " + r.err.Error())
 	}
 	r.interp = interpreter{path: l.res.Executable}
-	inputs, _ := inputList(r.files, r.objs, r.errs, log)
+	inputs, _ := inputList(r.files, objectNames(r.objs), r.errs, log)
 	return r, inputs, nil
 }
 

@@ -85,6 +85,9 @@ type Stream struct {
 	// has been read (none when it failed or is not ELF), from the
 	// goroutine that read it; exactly once per real path Listed gave.
 	Read func(real string, objs []*Object)
+	// Drop keeps nothing Read was given: OpenStream returns the errors
+	// only, and memory holds the files being read, not every file read.
+	Drop bool
 }
 
 // OpenStream is Open, telling s what it reads as it reads it. It returns
@@ -114,6 +117,9 @@ func OpenStream(paths []string, opt Options, s Stream) (objs []*Object, errs []e
 				if s.Read != nil && inputs[i].err == nil {
 					s.Read(inputs[i].real, results[i].objs)
 				}
+				if s.Drop {
+					results[i].objs = nil
+				}
 			}
 		})
 	}
@@ -136,27 +142,37 @@ func OpenStream(paths []string, opt Options, s Stream) (objs []*Object, errs []e
 	return sortObjects(objs), errs
 }
 
+// SortKey is what Open orders objects by (stably, in reading order
+// otherwise): the Path, or an archive member's archive.
+func SortKey(o *Object) string {
+	if o.Archive != "" {
+		return o.Archive
+	}
+	return o.Path
+}
+
 // sortObjects orders objects by Path, archive members by their archive's
 // path and then in archive order (the order a linker scans them), and keeps
 // the first of those sharing a Real file.
 func sortObjects(objs []*Object) []*Object {
-	key := func(o *Object) string {
-		if o.Archive != "" {
-			return o.Archive
-		}
-		return o.Path
-	}
-	slices.SortStableFunc(objs, func(a, b *Object) int { return strings.Compare(key(a), key(b)) })
-	seen := make(map[string]bool, len(objs))
-	out := objs[:0]
-	for _, o := range objs {
-		if o.Real != "" {
-			if seen[o.Real] {
+	return Order(objs, SortKey, func(o *Object) string { return o.Real })
+}
+
+// Order sorts items that stand for objects, given in reading order, as Open
+// orders the objects (stably by key: SortKey) and keeps the first of those
+// sharing a real file ("" is no file).
+func Order[T any](items []T, key, real func(T) string) []T {
+	slices.SortStableFunc(items, func(a, b T) int { return strings.Compare(key(a), key(b)) })
+	seen := make(map[string]bool, len(items))
+	out := items[:0]
+	for _, it := range items {
+		if r := real(it); r != "" {
+			if seen[r] {
 				continue
 			}
-			seen[o.Real] = true
+			seen[r] = true
 		}
-		out = append(out, o)
+		out = append(out, it)
 	}
 	return out
 }

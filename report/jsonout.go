@@ -17,6 +17,38 @@ import (
 // each marshalled compact into a reused buffer and indented by indentJSON.
 // The rest of v is encoded as usual.
 func EncodeJSON[T any](w io.Writer, v any, key string, elems []T) error {
+	var e ElementEncoder
+	return EncodeJSONWith(w, v, key, len(elems), func(i int) ([]byte, error) { return e.Encode(&elems[i]) })
+}
+
+// ElementEncoder encodes the elements of EncodeJSONWith's array, reusing
+// its buffers.
+type ElementEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+	out []byte
+}
+
+// Encode returns v as an element of the top-level array: indented two
+// levels, without the line break before it or the comma after it. The
+// bytes are valid until the next call.
+func (e *ElementEncoder) Encode(v any) ([]byte, error) {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	e.out = indentJSON(e.out[:0], bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), 2)
+	return e.out, nil
+}
+
+// EncodeJSONWith is EncodeJSON with the n elements of the array at key
+// given by elem, each as ElementEncoder.Encode returns it: a caller can
+// write elements it no longer holds (scan spills them as it reads).
+func EncodeJSONWith(w io.Writer, v any, key string, n int, elem func(i int) ([]byte, error)) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -33,20 +65,18 @@ func EncodeJSON[T any](w io.Writer, v any, key string, elems []T) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(doc[:at+len(marker)-1])
-	var out []byte
-	for i := range elems {
-		buf.Reset()
-		if err := enc.Encode(&elems[i]); err != nil {
+	for i := range n {
+		b, err := elem(i)
+		if err != nil {
 			return err
 		}
-		out = append(out[:0], "\n    "...)
-		out = indentJSON(out, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), 2)
-		if i < len(elems)-1 {
-			out = append(out, ',')
+		bw.WriteString("\n    ")
+		bw.Write(b)
+		if i < n-1 {
+			bw.WriteByte(',')
 		}
-		bw.Write(out)
 	}
-	if len(elems) > 0 {
+	if n > 0 {
 		bw.WriteString("\n  ")
 	}
 	bw.Write(doc[at+len(marker)-1:])

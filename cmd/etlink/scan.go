@@ -1,8 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/elfobj"
@@ -41,15 +45,13 @@ func runScan(c *command, a *app, args []string) int {
 		a.errorf("scan: no PATH given\nRun 'etlink scan --help' for usage.")
 		return exitError
 	}
-	objs, inputs, _ := analyze.ReadInputs(fs.Args(), elfobj.Options{}, a)
+	var err error
 	if out.format == "json" {
-		head := scanReport{envelope: newEnvelope("scan", inputs), Objects: []*elfobj.Object{}}
-		err := report.EncodeJSON(a.stdout, &head, "objects", objs)
-		if err != nil {
-			a.errorf("scan: %v", err)
-			return exitError
-		}
-	} else if err := scanTable(a, objs); err != nil {
+		err = scanJSON(a, fs.Args())
+	} else {
+		err = scanTable(a, fs.Args())
+	}
+	if err != nil {
 		a.errorf("scan: %v", err)
 		return exitError
 	}
@@ -59,17 +61,60 @@ func runScan(c *command, a *app, args []string) int {
 	return exitOK
 }
 
-func scanTable(a *app, objs []*elfobj.Object) error {
-	rows := make([][]string, 0, len(objs))
-	for _, o := range objs {
-		rows = append(rows, []string{o.Path, o.TypeName(), o.MachineName(), dash(o.Soname),
-			dash(strings.Join(o.Needed, " ")), searchPath(o),
-			fmt.Sprint(o.Exports()), fmt.Sprint(o.Undefined())})
+// scanJSON writes each object's JSON to a spill file as soon as its file
+// has been read, and the document from it at the end: memory holds the
+// files being read, not every object of a tree (a Debian /usr/lib is
+// hundreds of megabytes of symbols). The bytes are those EncodeJSON
+// writes.
+func scanJSON(a *app, paths []string) error {
+	spill, err := os.CreateTemp("", "etlink-scan-*.json")
+	if err != nil {
+		return err
 	}
+	defer os.Remove(spill.Name())
+	defer spill.Close()
+	type segment struct{ off, n int64 }
+	var mu sync.Mutex
+	var end int64
+	var werr error
+	segs, inputs, _ := analyze.ReadEach(paths, elfobj.Options{}, a, func(o *elfobj.Object) segment {
+		var e report.ElementEncoder
+		b, err := e.Encode(o)
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil {
+			_, err = spill.WriteAt(b, end)
+		}
+		if err != nil {
+			werr = cmp.Or(werr, err)
+			return segment{}
+		}
+		s := segment{end, int64(len(b))}
+		end += s.n
+		return s
+	})
+	if werr != nil {
+		return werr
+	}
+	head := scanReport{envelope: newEnvelope("scan", inputs), Objects: []*elfobj.Object{}}
+	var buf []byte
+	return report.EncodeJSONWith(a.stdout, &head, "objects", len(segs), func(i int) ([]byte, error) {
+		buf = slices.Grow(buf[:0], int(segs[i].n))[:segs[i].n]
+		_, err := spill.ReadAt(buf, segs[i].off)
+		return buf, err
+	})
+}
+
+func scanTable(a *app, paths []string) error {
+	rows, _, _ := analyze.ReadEach(paths, elfobj.Options{}, a, func(o *elfobj.Object) []string {
+		return []string{o.Path, o.TypeName(), o.MachineName(), dash(o.Soname),
+			dash(strings.Join(o.Needed, " ")), searchPath(o),
+			fmt.Sprint(o.Exports()), fmt.Sprint(o.Undefined())}
+	})
 	if err := report.Table(a.stdout, []string{"OBJECT", "TYPE", "MACHINE", "SONAME", "NEEDED", "RPATH/RUNPATH", "EXPORTS", "UNDEF"}, rows); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(a.stdout, "%d objects\n", len(objs))
+	_, err := fmt.Fprintf(a.stdout, "%d objects\n", len(rows))
 	return err
 }
 
