@@ -25,9 +25,10 @@ import (
 // interpreter as found on PATH, the working directory, the environment
 // variables Python and the usual shims read) is the key, and the answer
 // holds witnesses, checked before it is used: the interpreter's file,
-// every sys.path entry and the .pth files in them (an install or uninstall
-// changes a site directory; a .pth file can add finders), and the working
-// directory and its parents with any .python-version in them (what a pyenv
+// every sys.path entry (the names in it an import of the package could
+// take: the package's name as a prefix, and .pth files) and the .pth files
+// themselves (a .pth file can add finders), and a .python-version in the
+// working directory or a parent, and pyenv's version file (what a pyenv
 // shim reads to choose the interpreter it runs). A witness that changed
 // means the interpreter is asked again.
 var CacheFile = defaultCacheFile()
@@ -57,12 +58,18 @@ var keyEnv = []string{"PATH", "HOME", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERS
 // maxRecords bounds the file: the most recently stored answers are kept.
 const maxRecords = 64
 
-// witness is a file or directory as it was when an answer was given.
+// witness is a file or directory as it was when an answer was given: its
+// modification time and size, or, for a directory on sys.path, the names
+// in it an import of the package could take (Prefix: the package's name,
+// and the .pth files), so that unrelated files coming and going in a busy
+// working directory do not count.
 type witness struct {
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
 	Mtime  int64  `json:"mtime,omitempty"`
 	Size   int64  `json:"size,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
+	Names  string `json:"names,omitempty"`
 }
 
 func witnessOf(p string) witness {
@@ -71,6 +78,31 @@ func witnessOf(p string) witness {
 		return witness{Path: p}
 	}
 	return witness{Path: p, Exists: true, Mtime: fi.ModTime().UnixNano(), Size: fi.Size()}
+}
+
+// witnessEntries is the witness of a sys.path entry: a directory by the
+// names in it that start with prefix or end in .pth (a hash of them), a
+// zip or anything else by witnessOf.
+func witnessEntries(p, prefix string) witness {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return witnessOf(p)
+	}
+	h := sha256.New()
+	for _, e := range entries { // sorted by name
+		if n := e.Name(); strings.HasPrefix(n, prefix) || strings.HasSuffix(n, ".pth") {
+			h.Write([]byte(n + "\x00"))
+		}
+	}
+	return witness{Path: p, Exists: true, Prefix: prefix, Names: hex.EncodeToString(h.Sum(nil))}
+}
+
+// now is the witness as p stands now, taken as w was.
+func (w witness) now() witness {
+	if w.Prefix != "" {
+		return witnessEntries(w.Path, w.Prefix)
+	}
+	return witnessOf(w.Path)
 }
 
 // record is one remembered answer: the package's directory and the
@@ -87,7 +119,7 @@ type record struct {
 
 func (r *record) valid() bool {
 	for _, w := range r.Witnesses {
-		if witnessOf(w.Path) != w {
+		if w.now() != w {
 			return false
 		}
 	}
@@ -125,32 +157,35 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// witnesses lists what an answer given by python with sys.path paths
-// depends on.
-func witnesses(python string, paths []string) []witness {
+// witnesses lists what python's answer about pkg, given with sys.path
+// paths, depends on.
+func witnesses(python, pkg string, paths []string) []witness {
 	var out []witness
 	seen := map[string]bool{}
-	add := func(p string) {
+	add := func(p string, w func() witness) {
 		if !seen[p] {
 			seen[p] = true
-			out = append(out, witnessOf(p))
+			out = append(out, w())
 		}
 	}
-	add(python)
+	file := func(p string) { add(p, func() witness { return witnessOf(p) }) }
+	file(python)
 	if real, err := filepath.EvalSymlinks(python); err == nil {
-		add(real)
+		file(real)
 	}
 	for _, p := range paths {
-		add(p)
+		add(p, func() witness { return witnessEntries(p, pkg) })
 		pths, _ := filepath.Glob(filepath.Join(p, "*.pth"))
 		for _, pth := range pths {
-			add(pth)
+			file(pth)
 		}
 	}
+	// What a pyenv shim reads to choose the interpreter it runs: a
+	// .python-version in the working directory or a parent, else pyenv's
+	// version file.
 	if wd, err := os.Getwd(); err == nil {
 		for d := wd; ; d = filepath.Dir(d) {
-			add(d)
-			add(filepath.Join(d, ".python-version"))
+			file(filepath.Join(d, ".python-version"))
 			if filepath.Dir(d) == d {
 				break
 			}
@@ -163,7 +198,7 @@ func witnesses(python string, paths []string) []witness {
 		}
 	}
 	if root != "" {
-		add(filepath.Join(root, "version"))
+		file(filepath.Join(root, "version"))
 	}
 	return out
 }

@@ -66,6 +66,13 @@ func TestFindRemembers(t *testing.T) {
 		t.Errorf("interpreters ran %d and %d times, want once each", runs(t, shimRuns), runs(t, goodRuns))
 	}
 
+	// A file no import of torch could take leaves the answer standing.
+	if err := os.WriteFile(filepath.Join(site, "unrelated.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := Find("torch", shim, good); err != nil || !again.Remembered {
+		t.Errorf("after an unrelated file: %+v, %v, want the answer remembered", again, err)
+	}
 	// An install into the site directory changes it: the interpreter of that
 	// site is asked again (the shim's answer stands).
 	if err := os.WriteFile(filepath.Join(site, "new.pth"), []byte("/x\n"), 0o644); err != nil {

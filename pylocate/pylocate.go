@@ -154,7 +154,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 				// bare answer, of an interpreter that is not the
 				// script's, is not).
 				defer func() {
-					answers[i].fresh = &record{Key: key, Dir: answers[i].dir, Exe: answers[i].exe, Err: answers[i].a.Err, Witnesses: witnesses(p, parts[2:])}
+					answers[i].fresh = &record{Key: key, Dir: answers[i].dir, Exe: answers[i].exe, Err: answers[i].a.Err, Witnesses: witnesses(p, pkg, parts[2:])}
 				}()
 			}
 			dir, exe := parts[0], ""
