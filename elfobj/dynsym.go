@@ -428,6 +428,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	if t.only == nil {
 		out = make([]Symbol, n)
 	}
+	onlyEmpty := t.only != nil && t.only.Has("")
 	k := 0 // symbols kept
 	names := nameCopier{tab: str}
 	le64 := size == elf.Sym64Size && t.bo == binary.LittleEndian
@@ -463,7 +464,15 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			// (most by their first bytes, without finding their end),
 			// and copy out only those kept.
 			if !t.only.MayHaveAt(str, int(name)) {
-				continue
+				// A name that runs to the table's end unterminated reads
+				// as "" (as debug/elf reads it), which MayHaveAt, reading
+				// its bytes, cannot rule on.
+				if !onlyEmpty {
+					continue
+				}
+				if _, terminated := tabStringOK(str, int(name)); terminated {
+					continue
+				}
 			}
 			nm := tabString(str, int(name))
 			if !t.only.Has(nm) {
