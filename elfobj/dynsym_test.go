@@ -3,6 +3,7 @@ package elfobj
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -361,4 +362,42 @@ func onlyDiff(full *Object, only *symset.Set, got *Object, err error) string {
 		return fmt.Sprintf("the rest of the object differs:\n %#v\nwant\n %#v", g, w)
 	}
 	return ""
+}
+
+// TestOnlyUnterminatedName: a name that runs to the end of .dynstr without
+// its NUL reads as "" (as debug/elf reads it), and Options.Only holding ""
+// keeps that symbol as the full read has it.
+func TestOnlyUnterminatedName(t *testing.T) {
+	data, err := os.ReadFile("../testdata/elf/x86_64/libversioned.so.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dynsym, dynstr := f.SectionByType(elf.SHT_DYNSYM), f.Section(".dynstr")
+	if dynsym == nil || dynstr == nil {
+		t.Fatal("no .dynsym or .dynstr")
+	}
+	// The table's last 24 bytes (its last names and their NULs) become
+	// letters, and the second symbol's name points at them: far enough
+	// from the end for MayHaveAt to read its first 16 bytes.
+	for i := dynstr.Size - 24; i < dynstr.Size; i++ {
+		data[dynstr.Offset+i] = 'x'
+	}
+	binary.LittleEndian.PutUint32(data[dynsym.Offset+2*elf.Sym64Size:], uint32(dynstr.Size-24))
+	full, err := parse("u.so", "", bytes.NewReader(data), int64(len(data)), Options{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Symbols[1].Name != "" {
+		t.Fatalf("the unterminated name reads %q, want \"\"", full.Symbols[1].Name)
+	}
+	only := &symset.Set{}
+	only.Add("")
+	got, err := parse("u.so", "", bytes.NewReader(data), int64(len(data)), Options{Only: only}, true)
+	if d := onlyDiff(full, only, got, err); d != "" {
+		t.Error(d)
+	}
 }
