@@ -234,7 +234,7 @@ func buildCase(t *testing.T, dir string) *ruleCase {
 	t.Helper()
 	out := dir
 	if _, err := os.Stat(filepath.Join(dir, "build.sh")); err == nil {
-		testenv.NeedTools(t, "bash", "gcc", "g++", "python3")
+		testenv.NeedTools(t, "bash", "gcc", "g++", "ar", "python3")
 		out = t.TempDir()
 		cmd := exec.Command("bash", "build.sh", out)
 		cmd.Dir = dir
