@@ -368,14 +368,7 @@ func onlyDiff(full *Object, only *symset.Set, got *Object, err error) string {
 // its NUL reads as "" (as debug/elf reads it), and Options.Only holding ""
 // keeps that symbol as the full read has it.
 func TestOnlyUnterminatedName(t *testing.T) {
-	data, err := os.ReadFile("../testdata/elf/x86_64/libversioned.so.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, f := versionedFixture(t)
 	dynsym, dynstr := f.SectionByType(elf.SHT_DYNSYM), f.Section(".dynstr")
 	if dynsym == nil || dynstr == nil {
 		t.Fatal("no .dynsym or .dynstr")

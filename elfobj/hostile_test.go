@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// patchDynsymName returns libversioned.so.1 with the name offset of its
-// first real dynamic symbol pointing far past .dynstr.
-func patchDynsymName(t *testing.T) []byte {
+// versionedFixture returns the bytes of libversioned.so.1 (x86_64), a copy
+// to patch, and its headers as debug/elf reads them.
+func versionedFixture(t *testing.T) ([]byte, *elf.File) {
 	t.Helper()
 	data, err := os.ReadFile("../testdata/elf/x86_64/libversioned.so.1")
 	if err != nil {
@@ -21,6 +21,14 @@ func patchDynsymName(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data, f
+}
+
+// patchDynsymName returns libversioned.so.1 with the name offset of its
+// first real dynamic symbol pointing far past .dynstr.
+func patchDynsymName(t *testing.T) []byte {
+	t.Helper()
+	data, f := versionedFixture(t)
 	ds := f.SectionByType(elf.SHT_DYNSYM)
 	out := append([]byte(nil), data...)
 	binary.LittleEndian.PutUint32(out[ds.Offset+24:], 0x7fffff00) // entry 1's st_name
