@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
 	"os"
@@ -75,15 +76,18 @@ func scanJSON(a *app, paths []string) error {
 	defer spill.Close()
 	type segment struct{ off, n int64 }
 	var mu sync.Mutex
+	w := bufio.NewWriterSize(spill, 1<<20)
 	var end int64
 	var werr error
+	encoders := sync.Pool{New: func() any { return new(report.ElementEncoder) }}
 	segs, inputs, _ := analyze.ReadEach(paths, elfobj.Options{}, a, func(o *elfobj.Object) segment {
-		var e report.ElementEncoder
+		e := encoders.Get().(*report.ElementEncoder)
+		defer encoders.Put(e)
 		b, err := e.Encode(o)
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil {
-			_, err = spill.WriteAt(b, end)
+			_, err = w.Write(b)
 		}
 		if err != nil {
 			werr = cmp.Or(werr, err)
@@ -93,6 +97,7 @@ func scanJSON(a *app, paths []string) error {
 		end += s.n
 		return s
 	})
+	werr = cmp.Or(werr, w.Flush())
 	if werr != nil {
 		return werr
 	}
