@@ -385,10 +385,10 @@ func appendPaths(out []string, v string) []string {
 	return out
 }
 
-// verName is what a .gnu.version index stands for, and the SymVersion
-// values its symbols share (default and hidden).
+// verName is what a .gnu.version index stands for: the SymVersion values
+// its symbols share (default and hidden; nil and hiddenUnversioned for a
+// version of neither name nor library, which debug/elf reads as none).
 type verName struct {
-	name, library string
 	known         bool
 	shown, hidden *SymVersion
 }
@@ -568,15 +568,15 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 			table = append(table, make([]verName, int(ndx)+1-len(table))...)
 		}
 		if !table[ndx].known {
-			name, library := t.intern(name), t.intern(library)
-			v := verName{name, library, true, nil, hiddenUnversioned}
-			if name != "" || library != "" { // else as unversioned, the way debug/elf reads it
+			v := verName{known: true, hidden: hiddenUnversioned}
+			if name != "" || library != "" {
+				name, library := t.intern(name), t.intern(library)
 				v.shown, v.hidden = &SymVersion{Version: name, Library: library}, &SymVersion{Version: name, Hidden: true, Library: library}
 			}
 			table[ndx] = v
 		}
 	}
-	var defs []verName // definitions go in after every need
+	var defs []string // definitions' names: they go in after every need
 	var defIndex []uint16
 	if vd != nil {
 		d, ok := t.src.bytes(vd)
@@ -599,7 +599,7 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 			if j := i + int(aux); j+8 <= len(d) {
 				name = tabString(str, int(bo.Uint32(d[j:])))
 			}
-			defs = append(defs, verName{name: name})
+			defs = append(defs, name)
 			defIndex = append(defIndex, ndx)
 			if next == 0 {
 				break
@@ -638,8 +638,8 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 			i += int(next)
 		}
 	}
-	for k, v := range defs {
-		set(defIndex[k], v.name, "")
+	for k, name := range defs {
+		set(defIndex[k], name, "")
 	}
 	return versym, table, true
 }
