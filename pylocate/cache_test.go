@@ -114,3 +114,26 @@ func TestCacheBrokenOrOff(t *testing.T) {
 		t.Errorf("ran %d times, want 3", runs(t, goodRuns))
 	}
 }
+
+// TestFindStopsAtTheRememberedAnswer: behind a remembered answer no
+// interpreter is started, and one after it is never remembered with a
+// version it was not asked for.
+func TestFindStopsAtTheRememberedAnswer(t *testing.T) {
+	CacheFile = filepath.Join(t.TempDir(), "pylocate.json")
+	first, firstRuns := countingPython(t, t.TempDir(), true)
+	second, secondRuns := countingPython(t, t.TempDir(), true)
+	for range 3 {
+		res, err := Find("torch", first, second)
+		if err != nil || res.Python != first || res.Version != "2.1.0" {
+			t.Fatalf("Find = %+v, %v", res, err)
+		}
+	}
+	if runs(t, firstRuns) != 1 || runs(t, secondRuns) != 1 {
+		t.Errorf("interpreters ran %d and %d times over three Finds, want once each", runs(t, firstRuns), runs(t, secondRuns))
+	}
+	// Alone, the second is asked, and answers with its own version.
+	res, err := Find("torch", second)
+	if err != nil || res.Remembered || res.Version != "2.1.0" || runs(t, secondRuns) != 2 {
+		t.Errorf("the second alone: %+v, %v, %d runs", res, err, runs(t, secondRuns))
+	}
+}

@@ -120,42 +120,41 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		asked    bool
 		took     time.Duration
 		cached   bool
-		fresh    *record // to remember
+		key      string
+		sysPath  []string // what a fresh answer depends on; nil for a bare one, not remembered
 	}
 	answers := make([]answer, len(pythons))
 	seen := map[string]bool{}
 	cache := loadCache()
 	var wg sync.WaitGroup
 	for i, py := range pythons {
-		answers[i].a = Attempt{Python: py}
+		an := &answers[i]
+		an.a = Attempt{Python: py}
 		p, err := exec.LookPath(py)
 		if err != nil {
-			answers[i].a.Err = "not found"
+			an.a.Err = "not found"
 			continue
 		}
-		answers[i].a.Path = p
+		an.a.Path = p
 		if seen[p] {
 			continue // the same interpreter under another name
 		}
 		seen[p] = true
-		answers[i].asked = true
-		key := cacheKey(pkg, p)
-		if r := cache.find(key); r != nil {
-			answers[i].dir, answers[i].exe, answers[i].version, answers[i].a.Err, answers[i].cached = r.Dir, r.Exe, r.Version, r.Err, true
+		an.asked, an.key = true, cacheKey(pkg, p)
+		if r := cache.find(an.key); r != nil {
+			an.dir, an.exe, an.version, an.a.Err, an.cached = r.Dir, r.Exe, r.Version, r.Err, true
+			if r.Err == "" {
+				break // an answer: no interpreter after it can be preferred
+			}
 			continue
 		}
 		wg.Go(func() {
 			start := time.Now()
 			out, err := ask(p, script, pkg)
-			answers[i].took = time.Since(start)
+			an.took = time.Since(start)
 			parts := strings.Split(out, "\x00")
 			if len(parts) >= 3 {
-				// The answer and what it depends on: remembered (a
-				// bare answer, of an interpreter that is not the
-				// script's, is not).
-				defer func() {
-					answers[i].fresh = &record{Key: key, Dir: answers[i].dir, Exe: answers[i].exe, Err: answers[i].a.Err, Witnesses: witnesses(p, pkg, parts[2:])}
-				}()
+				an.sysPath = parts[2:] // else an interpreter that is not the script's
 			}
 			dir, exe := parts[0], ""
 			if len(parts) > 1 {
@@ -165,42 +164,44 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 				err = fmt.Errorf("unexpected answer %q (want the package's directory)", out)
 			}
 			if err != nil {
-				answers[i].a.Err = err.Error()
+				an.a.Err = err.Error()
 				return
 			}
-			answers[i].dir, answers[i].exe = dir, exe
+			an.dir, an.exe = dir, exe
 		})
 	}
 	wg.Wait()
 	var res *Result
 	var tried []Attempt
+	var fresh []*record
 	for i := range answers {
 		an := &answers[i]
-		if an.a.Err == "" && an.asked {
-			version := an.version
-			if !an.cached {
-				var ok bool
-				if version, ok = Version(an.dir, pkg); !ok {
-					// Not beside the package: only the interpreter's own
-					// search of sys.path can say (a failure leaves it unknown).
-					version, _ = ask(an.a.Path, versionScript, pkg)
-				}
-				if an.fresh != nil {
-					an.fresh.Version = version
-				}
+		found := an.a.Err == "" && an.asked
+		keep := an.sysPath != nil && an.a.Err != "" // a fresh failure
+		if found && !an.cached {
+			var beside bool
+			an.version, beside = Version(an.dir, pkg)
+			if !beside && res == nil {
+				// Not beside the package: only the interpreter's own
+				// search of sys.path can say (a failure leaves it unknown).
+				an.version, _ = ask(an.a.Path, versionScript, pkg)
+				beside = true
 			}
-			res = &Result{Dir: an.dir, Version: version, Python: an.a.Path, Executable: resolve(an.exe), Skipped: tried,
+			// An answer after the one used is remembered only with a
+			// version it cost no interpreter to know.
+			keep = an.sysPath != nil && beside
+		}
+		if keep {
+			fresh = append(fresh, &record{Key: an.key, Dir: an.dir, Exe: an.exe, Version: an.version, Err: an.a.Err,
+				Witnesses: witnesses(an.a.Path, pkg, an.sysPath)})
+		}
+		switch {
+		case res != nil:
+		case found:
+			res = &Result{Dir: an.dir, Version: an.version, Python: an.a.Path, Executable: resolve(an.exe), Skipped: tried,
 				Took: an.took, Remembered: an.cached}
-			break
-		}
-		if an.a.Err != "" {
+		case an.a.Err != "":
 			tried = append(tried, an.a)
-		}
-	}
-	var fresh []*record
-	for _, an := range answers {
-		if an.fresh != nil {
-			fresh = append(fresh, an.fresh)
 		}
 	}
 	remember(fresh...)
