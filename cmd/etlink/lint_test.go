@@ -35,16 +35,24 @@ add_library(good MODULE good.cpp)
 target_link_libraries(good PRIVATE Python3::Module ${TORCH_PYTHON_LIBRARY})
 ` + extra,
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
+	writeTree(t, dir, files)
+	return dir
+}
+
+// gitRepo makes dir a git repository holding its files in one commit, and
+// returns a function that runs git there.
+func gitRepo(t *testing.T, dir string) func(args ...string) {
+	t.Helper()
+	gitRun := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	return dir
+	gitRun("init", "-q")
+	gitRun("add", "-A")
+	gitRun("commit", "-qm", "base")
+	return gitRun
 }
 
 func lintFindings(t *testing.T, args ...string) (int, []string, string) {
@@ -93,15 +101,7 @@ func TestLintBadCMake(t *testing.T) {
 func TestLintChanged(t *testing.T) {
 	testenv.NeedTools(t, "git")
 	dir := lintProject(t, "")
-	gitRun := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	gitRun("init", "-q")
-	gitRun("add", "-A")
-	gitRun("commit", "-qm", "base")
+	gitRepo(t, dir)
 	if _, got, _ := lintFindings(t, dir, "--changed"); len(got) != 0 {
 		t.Errorf("nothing changed, yet --changed reports %v", got)
 	}
@@ -398,15 +398,7 @@ func TestLintChangedRunsNothing(t *testing.T) {
 	if err := os.WriteFile(evil, []byte("#!/bin/sh\necho \"$0 $*\" >> "+marker+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitRun := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	gitRun("init", "-q")
-	gitRun("add", "-A")
-	gitRun("commit", "-qm", "base")
+	gitRun := gitRepo(t, dir)
 	for _, kv := range [][2]string{{"core.fsmonitor", evil}, {"core.pager", evil}, {"diff.external", evil}, {"core.hooksPath", filepath.Dir(evil)}} {
 		gitRun("config", kv[0], kv[1])
 	}
