@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -539,7 +540,7 @@ func (s *linkSim) decide(li loadedInput) bool {
 		if !sym.Exported() {
 			continue
 		}
-		if ref, ok := s.undef[sym.Name]; ok && !listed(ref.needs, name) && (!ref.cmdline || s.cmdlineKeeps) {
+		if ref, ok := s.undef[sym.Name]; ok && !slices.Contains(ref.needs, name) && (!ref.cmdline || s.cmdlineKeeps) {
 			refs = append(refs, ref)
 		}
 	}
@@ -554,15 +555,6 @@ func (s *linkSim) decide(li loadedInput) bool {
 		s.define(o)
 	}
 	return true
-}
-
-func listed(list []string, name string) bool {
-	for _, x := range list {
-		if x == name {
-			return true
-		}
-	}
-	return false
 }
 
 // record notes a registering shared library's predicted fate.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -137,7 +138,7 @@ func cacheKey(pkg, python string) string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "PYTHON") || contains(keyEnv, name) {
+		if strings.HasPrefix(name, "PYTHON") || slices.Contains(keyEnv, name) {
 			env = append(env, kv)
 		}
 	}
@@ -146,15 +147,6 @@ func cacheKey(pkg, python string) string {
 		h.Write([]byte(kv + "\x00"))
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // witnesses lists what python's answer about pkg, given with sys.path
