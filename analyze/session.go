@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -301,12 +300,7 @@ func inputList(paths []string, from []string, errs []error, log Log) ([]finding.
 		inputs = append(inputs, in)
 	}
 	// Failures inside an input (a wheel entry, a file in a directory).
-	keys := make([]string, 0, len(failed))
-	for k := range failed {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, p := range keys {
+	for _, p := range sortedNames(failed) {
 		inputs = append(inputs, finding.Input{Path: p, Error: failed[p]})
 	}
 	return inputs, dangling
