@@ -59,7 +59,9 @@ func (s *Side) Shipped(o *elfobj.Object) bool {
 }
 
 // IsExtension reports whether o is a Python extension module: named like one
-// (*.cpython-*.so, *.abi3.so) or exporting a PyInit_ function.
+// (*.cpython-*.so, *.abi3.so) or exporting the PyInit_ function an import
+// of its file calls (elfobj.ModuleInit: foo.so's PyInit_foo; a PyInit_ of
+// another name is never called, as the import looks up no other).
 func IsExtension(o *elfobj.Object) bool {
 	if o.Type != elf.ET_DYN || o.Executable {
 		return false
@@ -67,8 +69,9 @@ func IsExtension(o *elfobj.Object) bool {
 	if pylocate.IsExtensionName(baseName(o.Path)) {
 		return true
 	}
+	init := elfobj.ModuleInit(o.Path)
 	for i := range o.Symbols {
-		if strings.HasPrefix(o.Symbols[i].Name, "PyInit_") && o.Symbols[i].Exported() {
+		if o.Symbols[i].Name == init && o.Symbols[i].Exported() {
 			return true
 		}
 	}

@@ -159,13 +159,13 @@ func eachExport(o *elfobj.Object, ignore Ignore, fn func(s *elfobj.Symbol)) {
 // ConflictNames is every name of the peer's symbols that Conflicts and the
 // process model behind it look at, given the wheel's objects: the names the
 // wheel exports (a peer symbol by another name is in no conflict, and no
-// reference to it is asked about) and the PyInit_ prefix (IsExtension).
-// Reading the peer and the libraries the loader finds with
-// elfobj.Options{Only: ConflictNames(wheel)} gives Conflicts the same answer
-// with a few thousand of the closure's hundreds of thousands of symbols.
+// reference to it is asked about). Reading the peer and the libraries the
+// loader finds with elfobj.Options{Only: ConflictNames(wheel), ModuleInit:
+// true} (IsExtension asks for each file's PyInit_ function) gives Conflicts
+// the same answer with a few thousand of the closure's hundreds of
+// thousands of symbols.
 func ConflictNames(wheel []*elfobj.Object) *symset.Set {
 	names := &symset.Set{}
-	names.AddPrefix("PyInit_")
 	for _, o := range wheel {
 		for i := range o.Symbols {
 			if s := &o.Symbols[i]; s.Exported() {

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,6 +49,15 @@ type Loader struct {
 	prefetched map[*elfobj.Object]bool
 	// trees caches Own's search lists, as positions.
 	trees map[*elfobj.Object]map[*elfobj.Object]int
+	// resolved caches Resolve's answers that do not depend on the chain of
+	// loaders (no DT_RPATH along it): every process and every Own tree
+	// resolves the same DT_NEEDED entries again.
+	resolved map[resolveKey]Resolution
+}
+
+type resolveKey struct {
+	needer *elfobj.Object
+	name   string
 }
 
 // NewLoader returns a loader that knows objs (the inputs, wheel entries
@@ -155,6 +165,28 @@ type Resolution struct {
 // Resolve finds name for needer. chain lists the objects that loaded needer,
 // nearest first, whose DT_RPATH ld.so also searches.
 func (l *Loader) Resolve(needer *elfobj.Object, chain []*elfobj.Object, name string) Resolution {
+	if len(needer.Runpath) == 0 && slices.ContainsFunc(chain, func(o *elfobj.Object) bool { return len(o.Rpath) > 0 }) {
+		return l.resolve(needer, chain, name) // the loaders' DT_RPATH counts
+	}
+	key := resolveKey{needer, name}
+	l.mu.Lock()
+	res, ok := l.resolved[key]
+	l.mu.Unlock()
+	if ok {
+		return res
+	}
+	res = l.resolve(needer, nil, name)
+	l.mu.Lock()
+	if l.resolved == nil {
+		l.resolved = map[resolveKey]Resolution{}
+	}
+	l.resolved[key] = res
+	l.mu.Unlock()
+	return res
+}
+
+// resolve is Resolve, searched afresh.
+func (l *Loader) resolve(needer *elfobj.Object, chain []*elfobj.Object, name string) Resolution {
 	res := Resolution{Name: name}
 	if strings.Contains(name, "/") {
 		p := expand(name, needer)
@@ -351,6 +383,12 @@ func (l *Loader) remembered(key string, find func() string) (string, bool) {
 // the search's is found under that chain (DT_RPATH differs only then); what
 // the search then needs and the prefetch did not read is read on demand.
 func (l *Loader) Prefetch(roots []*elfobj.Object) {
+	l.mu.Lock()
+	fresh := slices.ContainsFunc(roots, func(o *elfobj.Object) bool { return !l.prefetched[o] })
+	l.mu.Unlock()
+	if !fresh {
+		return // no workers started for a closure already read
+	}
 	p := l.startPrefetch()
 	for _, r := range roots {
 		p.visit(r, nil)

@@ -106,8 +106,8 @@ func (src *sectionSource) reserve(f *elf.File) {
 }
 
 // dynTableSections lists the sections readDynsym reads: the dynamic
-// section, the dynamic symbol and version tables, and the string tables
-// they link to.
+// section, the GNU hash table, the dynamic symbol and version tables, and
+// the string tables they link to.
 func dynTableSections(f *elf.File) []*elf.Section {
 	var out []*elf.Section
 	add := func(s *elf.Section) {
@@ -115,7 +115,7 @@ func dynTableSections(f *elf.File) []*elf.Section {
 			out = append(out, s)
 		}
 	}
-	for _, typ := range []elf.SectionType{elf.SHT_DYNAMIC, elf.SHT_DYNSYM, elf.SHT_GNU_VERSYM, elf.SHT_GNU_VERDEF, elf.SHT_GNU_VERNEED} {
+	for _, typ := range []elf.SectionType{elf.SHT_DYNAMIC, elf.SHT_GNU_HASH, elf.SHT_DYNSYM, elf.SHT_GNU_VERSYM, elf.SHT_GNU_VERDEF, elf.SHT_GNU_VERNEED} {
 		s := f.SectionByType(typ)
 		add(s)
 		if s != nil && (typ == elf.SHT_DYNAMIC || typ == elf.SHT_DYNSYM) && s.Link > 0 && int(s.Link) < len(f.Sections) {
@@ -199,8 +199,10 @@ type dynTables struct {
 	internedSet map[string]string
 	// err is a malformation no reader should accept (a name outside .dynstr).
 	err error
-	// only, when set, is the names to keep (Options.Only).
+	// only, when set, is the names to keep (Options.Only), and init the
+	// PyInit_ name kept with them (Options.ModuleInit), or "".
 	only *symset.Set
+	init string
 }
 
 // intern copies a string out of the scratch buffer, once per distinct value.
@@ -293,8 +295,8 @@ func tabString(tab string, start int) string {
 // leaving o as it was, when the file needs debug/elf's reading.
 // A symbol whose name lies outside the string table is an error: debug/elf
 // would read it as a symbol without a name.
-func readDynsym(f *elf.File, src *sectionSource, o *Object, only *symset.Set) (bool, error) {
-	t := &dynTables{f: f, src: src, bo: f.ByteOrder, only: only}
+func readDynsym(f *elf.File, src *sectionSource, o *Object, only *symset.Set, init string) (bool, error) {
+	t := &dynTables{f: f, src: src, bo: f.ByteOrder, only: only, init: init}
 	src.reserve(f)
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
@@ -428,11 +430,24 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	if t.only == nil {
 		out = make([]Symbol, n)
 	}
+	// With a hash table to ask, only the first unhashed symbols and those
+	// found may be kept (gnuhash.go).
+	count, unhashed := n, n
+	var found []int
+	if t.only != nil && !t.only.HasPrefixes() {
+		if u, f, ok := t.hashPicks(sec, n+1); ok {
+			unhashed, found, count = u, f, u+len(f)
+		}
+	}
 	onlyEmpty := t.only != nil && t.only.Has("")
 	k := 0 // symbols kept
 	names := nameCopier{tab: str}
 	le64 := size == elf.Sym64Size && t.bo == binary.LittleEndian
-	for i := range n {
+	for j := range count {
+		i := j
+		if j >= unhashed {
+			i = found[j-unhashed]
+		}
 		raw := data[(i+1)*size : (i+2)*size]
 		var name uint32
 		var info, other uint8
@@ -463,7 +478,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			// Most names are not asked for: test them where they lie
 			// (most by their first bytes, without finding their end),
 			// and copy out only those kept.
-			if !t.only.MayHaveAt(str, int(name)) {
+			if !t.only.MayHaveAt(str, int(name)) && (t.init == "" || !strings.HasPrefix(str[name:], t.init)) {
 				// A name that runs to the table's end unterminated reads
 				// as "" (as debug/elf reads it), which MayHaveAt, reading
 				// its bytes, cannot rule on.
@@ -475,7 +490,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 				}
 			}
 			nm := tabString(str, int(name))
-			if !t.only.Has(nm) {
+			if !t.only.Has(nm) && (t.init == "" || nm != t.init) {
 				continue
 			}
 			if k == len(out) {

@@ -186,7 +186,7 @@ func dynsymReads(t *testing.T, path string) bool {
 	fi, _ := f.Stat()
 	src := newSource(f, fi.Size())
 	defer src.close()
-	ok, err := readDynsym(ef, src, &Object{}, nil)
+	ok, err := readDynsym(ef, src, &Object{}, nil, "")
 	return ok && err == nil
 }
 
@@ -262,7 +262,7 @@ func TestDynsymDeclines(t *testing.T) {
 			}
 			src := newSource(bytes.NewReader(b), int64(len(b)))
 			defer src.close()
-			if ok, _ := readDynsym(f, src, &Object{}, nil); ok {
+			if ok, _ := readDynsym(f, src, &Object{}, nil, ""); ok {
 				t.Errorf("the dynamic reader read it; it should leave it to debug/elf (which says %v)", wantErr)
 			}
 		})
@@ -297,10 +297,38 @@ func FuzzDynsym(f *testing.F) {
 			t.Errorf("the dynamic reader panicked: %v", gotErr)
 		}
 		if wantErr == nil {
-			only := someNames(want)
+			only := someNames(want, true)
 			got, err := parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{Only: only}, true)
 			if d := onlyDiff(want, only, got, err); d != "" {
 				t.Errorf("with Options.Only: %s", d)
+			}
+			// Looked up in a hash table the input may have garbled, the
+			// names find what ld.so would: never a symbol the table does
+			// not hold, nor any other part of the Object changed.
+			only = someNames(want, false)
+			got, err = parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{Only: only}, true)
+			if err == nil {
+				key := func(s Symbol) string { // versions compared by value
+					v := s
+					v.SymVersion = nil
+					return fmt.Sprintf("%+v %s %v %s", v, s.Version(), s.Hidden(), s.Library())
+				}
+				kept := map[string]int{}
+				for _, s := range want.Symbols {
+					if only.Has(s.Name) {
+						kept[key(s)]++
+					}
+				}
+				for _, s := range got.Symbols {
+					if kept[key(s)]--; kept[key(s)] < 0 {
+						t.Errorf("looked up: kept %v, which the table does not hold", s)
+					}
+				}
+				g, w := *got, *want
+				g.Symbols, w.Symbols, g.Partial = nil, nil, false
+				if !reflect.DeepEqual(g, w) {
+					t.Errorf("looked up: the rest of the object differs:\n %#v\nwant\n %#v", g, w)
+				}
 			}
 		}
 	})
@@ -316,21 +344,26 @@ func TestOnlyKeepsTheNamesAskedFor(t *testing.T) {
 			if err != nil {
 				return // errors are TestDynsymMatchesDebugELF's
 			}
-			only := someNames(full)
-			for _, fast := range []bool{true, false} {
-				got, err := parseFile(t, path, Options{Only: only}, fast)
-				if d := onlyDiff(full, only, got, err); d != "" {
-					t.Errorf("fast=%v: %s", fast, d)
+			for _, prefix := range []bool{true, false} {
+				only := someNames(full, prefix)
+				for _, fast := range []bool{true, false} {
+					got, err := parseFile(t, path, Options{Only: only}, fast)
+					if d := onlyDiff(full, only, got, err); d != "" {
+						t.Errorf("fast=%v, prefix=%v: %s", fast, prefix, d)
+					}
 				}
 			}
 		})
 	}
 }
 
-// someNames is every third name of o's symbols, and a prefix.
-func someNames(o *Object) *symset.Set {
+// someNames is every third name of o's symbols, and with prefix a prefix
+// (which makes the reader test every symbol rather than look names up).
+func someNames(o *Object, prefix bool) *symset.Set {
 	only := &symset.Set{}
-	only.AddPrefix("_ZNSt")
+	if prefix {
+		only.AddPrefix("_ZNSt")
+	}
 	for i := 0; i < len(o.Symbols); i += 3 {
 		only.Add(o.Symbols[i].Name)
 	}

@@ -35,10 +35,34 @@ type Options struct {
 	// library of a closure.
 	References bool
 	// Only, when set, keeps in Symbols only the symbols it holds (and
-	// marks the Object Partial). The others are still read and checked,
-	// but never copied out: a conflict check needs a few thousand of the
-	// hundreds of thousands of symbols a large closure holds.
+	// marks the Object Partial): a conflict check needs a few thousand of
+	// the hundreds of thousands of symbols a large closure holds. Where a
+	// shared object has a GNU hash table and Only no prefixes, its names
+	// are looked up in the table as ld.so looks them up, and only the
+	// symbols the table leaves out (the undefined ones) are read one by
+	// one; elsewhere every symbol is read and tested.
 	Only *symset.Set
+	// ModuleInit, with Only, also keeps each file's PyInit_ function
+	// (ModuleInit): the one Python calls to import it.
+	ModuleInit bool
+}
+
+// ModuleInit is the function Python's import calls in the extension module
+// at path: PyInit_ and the file's name up to its first dot (a module
+// foo.cpython-311-x86_64-linux-gnu.so or foo.so is the module foo). A path
+// inside a wheel names its entry after the "!".
+func ModuleInit(path string) string {
+	base := path[strings.LastIndexAny(path, "/!")+1:]
+	stem, _, _ := strings.Cut(base, ".")
+	return "PyInit_" + stem
+}
+
+// initName is the PyInit_ name kept with Only for the file at path, or "".
+func (o Options) initName(path string) string {
+	if o.Only == nil || !o.ModuleInit {
+		return ""
+	}
+	return ModuleInit(path)
 }
 
 // input is one file Open reads, or the error of a path it could not list.

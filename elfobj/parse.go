@@ -82,7 +82,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	fastDone := false
 	if f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC {
 		if src != nil {
-			fastDone, err = readDynsym(f, src, o, opt.Only)
+			fastDone, err = readDynsym(f, src, o, opt.Only, opt.initName(path))
 		}
 		if light && !fastDone && err == nil {
 			// The readers below need debug/elf's own File.
@@ -134,7 +134,8 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	if opt.Only != nil {
 		o.Partial = true
 		if !fastDone {
-			o.Symbols = slices.DeleteFunc(o.Symbols, func(s Symbol) bool { return !opt.Only.Has(s.Name) })
+			init := opt.initName(path)
+			o.Symbols = slices.DeleteFunc(o.Symbols, func(s Symbol) bool { return !opt.Only.Has(s.Name) && (init == "" || s.Name != init) })
 		}
 	}
 	return o, nil

@@ -8,6 +8,7 @@ package symset
 import (
 	"math/bits"
 	"strings"
+	"sync"
 )
 
 // Set holds names and name prefixes. The zero Set is empty and ready to use;
@@ -22,7 +23,43 @@ type Set struct {
 	// comparing bytes (it is asked about every symbol of a closure).
 	heads16 []prefixWords
 	long    []string // the other prefixes
+	// gnu holds the names' GNU hashes, computed once (GNUHashes).
+	gnuOnce sync.Once
+	gnu     []NameHash
 }
+
+// NameHash is a name and its GNU hash.
+type NameHash struct {
+	Name string
+	Hash uint32
+}
+
+// GNUHash is the hash function of ELF's .gnu.hash sections (the GNU ABI's
+// dl_new_hash): what ld.so computes to look a name up.
+func GNUHash(name string) uint32 {
+	h := uint32(5381)
+	for i := 0; i < len(name); i++ {
+		h = h*33 + uint32(name[i])
+	}
+	return h
+}
+
+// GNUHashes returns every name of the set (not its prefixes) with its GNU
+// hash, computed on the first call: a reader looks each one up in every
+// library's hash table. The set must not change after the first call.
+func (s *Set) GNUHashes() []NameHash {
+	s.gnuOnce.Do(func() {
+		s.gnu = make([]NameHash, 0, len(s.names))
+		for n := range s.names {
+			s.gnu = append(s.gnu, NameHash{n, GNUHash(n)})
+		}
+	})
+	return s.gnu
+}
+
+// HasPrefixes reports whether the set holds name prefixes, which no hash
+// lookup can find.
+func (s *Set) HasPrefixes() bool { return s != nil && len(s.prefixes) > 0 }
 
 // prefixWords is a prefix of at most 16 bytes: a name starting with it has
 // lo and hi in its first two little-endian words where mlo and mhi are set.
