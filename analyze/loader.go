@@ -112,7 +112,9 @@ func (l *Loader) remember(o *elfobj.Object) {
 // as dlopen(o) maps it in a process where nothing else is loaded. It is
 // what o was linked against, in the order o's own lookups would search it.
 func (l *Loader) Tree(o *elfobj.Object) []*elfobj.Object {
-	return NewProcess(l).Dlopen(o, false)
+	p := NewProcess(l)
+	p.noDeps = true // nobody asks this process
+	return p.searchList(o)
 }
 
 // Own returns the object whose definition o's reference to name (asking for
@@ -125,8 +127,9 @@ func (l *Loader) Own(defs *Definitions, o *elfobj.Object, name, version string) 
 	rank, ok := l.trees[o]
 	l.mu.Unlock()
 	if !ok {
-		rank = map[*elfobj.Object]int{}
-		for i, q := range l.Tree(o) {
+		tree := l.Tree(o)
+		rank = make(map[*elfobj.Object]int, len(tree))
+		for i, q := range tree {
 			rank[q] = i
 		}
 		l.mu.Lock()

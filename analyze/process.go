@@ -64,8 +64,9 @@ type Process struct {
 	Missing []Edge
 	// Deps holds each mapped object's DT_NEEDED entries, in order, and
 	// where each led (ViaLoaded: to an object already mapped under that
-	// name; no Object: not found).
-	Deps map[*elfobj.Object][]Resolution
+	// name; no Object: not found). noDeps leaves Deps and Missing empty.
+	Deps   map[*elfobj.Object][]Resolution
+	noDeps bool
 }
 
 // Edge is one DT_NEEDED entry and where it led.
@@ -124,13 +125,13 @@ func (p *Process) Dlopen(root *elfobj.Object, global bool) []*elfobj.Object {
 // already mapped under the needed name.
 func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	list := []*elfobj.Object{root}
-	in := map[*elfobj.Object]bool{root: true}
-	parent := map[*elfobj.Object]*elfobj.Object{}
+	parent := map[*elfobj.Object]*elfobj.Object{root: nil} // and which are in
 	p.name(root, "")
 	p.loader.Prefetch([]*elfobj.Object{root})
 	for i := 0; i < len(list); i++ {
 		o := list[i]
 		_, seen := p.Deps[o]
+		seen = seen || p.noDeps
 		for _, need := range o.Needed {
 			dep := p.byName[need]
 			if dep == nil {
@@ -139,7 +140,9 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 					p.Deps[o] = append(p.Deps[o], res)
 				}
 				if res.Object == nil {
-					p.Missing = append(p.Missing, Edge{From: o, Resolution: res})
+					if !p.noDeps {
+						p.Missing = append(p.Missing, Edge{From: o, Resolution: res})
+					}
 					continue
 				}
 				dep = res.Object
@@ -147,8 +150,7 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 			} else if !seen {
 				p.Deps[o] = append(p.Deps[o], Resolution{Name: need, Object: dep, Via: ViaLoaded})
 			}
-			if !in[dep] {
-				in[dep] = true
+			if _, in := parent[dep]; !in {
 				parent[dep] = o
 				list = append(list, dep)
 			}
@@ -166,8 +168,16 @@ func (p *Process) name(o *elfobj.Object, need string) {
 	}
 }
 
-// chain lists the objects that loaded o, nearest first: the DT_RPATH chain.
+// chain lists the objects that loaded o, nearest first: the DT_RPATH chain;
+// nil when none of them has a DT_RPATH, which is then the same search.
 func chain(parent map[*elfobj.Object]*elfobj.Object, o *elfobj.Object) []*elfobj.Object {
+	rpath := false
+	for q := parent[o]; q != nil && !rpath; q = parent[q] {
+		rpath = len(q.Rpath) > 0
+	}
+	if !rpath {
+		return nil
+	}
 	var c []*elfobj.Object
 	for q := parent[o]; q != nil; q = parent[q] {
 		c = append(c, q)

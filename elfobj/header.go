@@ -20,6 +20,10 @@ import (
 // uses elf.NewFile, whose answer and error stay the reference. The result
 // is only for reading section headers: its sections have no readers (Data
 // and Open must not be called), and it lives no longer than src.
+// shTail is how much lightFile reads before the section headers, for the
+// section name table (a few hundred bytes).
+const shTail = 1024
+
 func lightFile(src *sectionSource) *elf.File {
 	head := src.head()
 	if len(head) < 16 || !IsELF(head) || elf.Version(head[elf.EI_VERSION]) != elf.EV_CURRENT {
@@ -99,10 +103,14 @@ func lightFile(src *sectionSource) *elf.File {
 		}
 		f.Progs[i] = &progs[i]
 	}
-	sh, ok := src.read(shoff, uint64(shnum*shentsize))
+	// The section name table lies just before the section headers, where
+	// the linkers put it: one read takes both (shTail).
+	lo := shoff - min(shoff, shTail)
+	tail, ok := src.read(lo, shoff-lo+uint64(shnum*shentsize))
 	if !ok {
 		return nil
 	}
+	sh := tail[shoff-lo:]
 	secs := make([]elf.Section, shnum)
 	f.Sections = make([]*elf.Section, shnum)
 	names := make([]uint32, shnum)
@@ -135,8 +143,10 @@ func lightFile(src *sectionSource) *elf.File {
 	if shstr.Type != elf.SHT_STRTAB {
 		return nil
 	}
-	tab, ok := src.read(shstr.Offset, shstr.FileSize)
-	if !ok {
+	var tab []byte
+	if end := shstr.Offset + shstr.FileSize; shstr.Offset >= lo && end >= shstr.Offset && end <= shoff {
+		tab = tail[shstr.Offset-lo : end-lo]
+	} else if tab, ok = src.read(shstr.Offset, shstr.FileSize); !ok {
 		return nil
 	}
 	str := string(tab) // the names outlive src in errors: one copy for all

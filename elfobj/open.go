@@ -321,14 +321,15 @@ func readInput(in input, opt Options) (res result) {
 			res = result{errs: []error{errorf(in.path, "internal error reading the file: %v", p)}}
 		}
 	}()
-	f, size, head, err := openHead(in.path)
+	f, size, err := openHead(in.path)
 	if err != nil {
 		return result{errs: []error{err}}
 	}
 	defer f.Close()
+	head := f.head
 	switch {
 	case IsELF(head):
-		o, err := Parse(in.path, filepath.Dir(in.path), f, size, opt)
+		o, err := Parse(in.path, filepath.Dir(in.path), f.headReader, size, opt)
 		if err != nil {
 			return result{errs: []error{err}}
 		}
@@ -363,24 +364,38 @@ type readFile interface {
 	io.Closer
 }
 
-// openHead opens a regular file and reads its first bytes, enough for every
-// magic Open knows.
-func openHead(p string) (readFile, int64, []byte, error) {
+// headFile is an open input and its first bytes (head), read at once:
+// every magic Open knows, and the ELF and program headers Parse decodes,
+// which it serves from them.
+type headFile struct {
+	*headReader
+	f readFile
+}
+
+// Close closes the file; its head may not be used after.
+func (h headFile) Close() error {
+	putScratch(h.head)
+	return h.f.Close()
+}
+
+// openHead opens a regular file and reads its head.
+func openHead(p string) (headFile, int64, error) {
 	f, size, mode, err := openRead(p)
 	if err != nil {
-		return nil, 0, nil, ioError(p, err)
+		return headFile{}, 0, ioError(p, err)
 	}
 	if !mode.IsRegular() {
 		f.Close()
-		return nil, 0, nil, ioError(p, fmt.Errorf("not a regular file but %s", datafile.Kind(mode)))
+		return headFile{}, 0, ioError(p, fmt.Errorf("not a regular file but %s", datafile.Kind(mode)))
 	}
-	head := make([]byte, 8)
+	head := takeScratch(headSize)[:min(size, headSize)]
 	n, err := f.ReadAt(head, 0)
 	if err != nil && err != io.EOF {
 		f.Close()
-		return nil, 0, nil, ioError(p, err)
+		putScratch(head)
+		return headFile{}, 0, ioError(p, err)
 	}
-	return f, size, head[:n], nil
+	return headFile{&headReader{r: f, head: head[:n]}, f}, size, nil
 }
 
 // memberObjects parses the ELF members of an archive whose data r holds (or,
@@ -408,12 +423,12 @@ func memberObjects(a *Archive, r io.ReaderAt, opt Options) ([]*Object, []error) 
 func parseMember(name string, m Member, r io.ReaderAt, opt Options) (*Object, error) {
 	size := m.Size
 	if m.External != "" {
-		f, fsize, _, err := openHead(m.External)
+		f, fsize, err := openHead(m.External)
 		if err != nil {
 			return nil, errorf(name, "thin archive member: %w", err)
 		}
 		defer f.Close()
-		r, size = f, fsize
+		r, size = f.headReader, fsize
 	} else {
 		r = io.NewSectionReader(r, m.DataOffset, m.Size)
 	}
@@ -433,15 +448,15 @@ func parseMember(name string, m Member, r io.ReaderAt, opt Options) (*Object, er
 //
 // real is the file after symlinks when the caller knows it ("": resolved here).
 func OpenFile(path, real string, opt Options) (*Object, error) {
-	f, size, head, err := openHead(path)
+	f, size, err := openHead(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if !IsELF(head) {
+	if !IsELF(f.head) {
 		return nil, errorf(path, "not an ELF file")
 	}
-	o, err := Parse(path, filepath.Dir(path), f, size, opt)
+	o, err := Parse(path, filepath.Dir(path), f.headReader, size, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,9 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	if fast {
 		src = newSource(r, size)
 		defer src.close()
-		r = src.readHead()
+		if _, read := r.(*headReader); !read { // openHead read it
+			r = src.readHead()
+		}
 	}
 	if err := checkHeader(r, size); err != nil {
 		return nil, &Error{Path: path, Err: err}

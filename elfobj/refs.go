@@ -175,7 +175,7 @@ func (o *Object) ReadReferences() error {
 	if o.Real == "" {
 		return errorf(o.Path, "relocations: not a file of its own")
 	}
-	f, _, _, err := openHead(o.Real)
+	f, _, err := openHead(o.Real)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,8 @@ import (
 	"github.com/etlink/etlink/datafile"
 )
 
-// CacheFile is where Find remembers interpreters' answers between runs:
+// CacheFile is where Find remembers interpreters' answers between runs
+// (and PackageFiles its listings):
 // $ETLINK_CACHE_DIR, else $XDG_CACHE_HOME/etlink, else ~/.cache/etlink,
 // file pylocate.json; "" (ETLINK_CACHE_DIR=off) remembers nothing.
 //
@@ -111,6 +112,7 @@ func (w witness) now() witness {
 type record struct {
 	Key       string    `json:"key"`
 	Dir       string    `json:"dir,omitempty"`
+	Files     []string  `json:"files,omitempty"` // PackageFiles' listing of Dir
 	Exe       string    `json:"exe,omitempty"`
 	Version   string    `json:"version,omitempty"`
 	Err       string    `json:"err,omitempty"`
@@ -147,6 +149,16 @@ func cacheKey(pkg, python string) string {
 		h.Write([]byte(kv + "\x00"))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// filesKey is the key of PackageFiles' listing of dir.
+func filesKey(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	h := sha256.Sum256([]byte("package files\x00" + abs))
+	return hex.EncodeToString(h[:])
 }
 
 // witnesses lists what python's answer about pkg, given with sys.path

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) {
@@ -135,5 +136,59 @@ func TestFindStopsAtTheRememberedAnswer(t *testing.T) {
 	res, err := Find("torch", second)
 	if err != nil || res.Remembered || res.Version != "2.1.0" || runs(t, secondRuns) != 2 {
 		t.Errorf("the second alone: %+v, %v, %d runs", res, err, runs(t, secondRuns))
+	}
+}
+
+// TestPackageFilesRemembered: a listing is remembered with the directories
+// walked as witnesses, used while none of them changed (shown by a file
+// added behind a directory time stamp set back), and walked again when one
+// did; a directory changed within racyWindow keeps it from being stored.
+func TestPackageFilesRemembered(t *testing.T) {
+	CacheFile = filepath.Join(t.TempDir(), "pylocate.json")
+	dir := t.TempDir()
+	touch := func(rel string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func() string {
+		t.Helper()
+		files, err := PackageFiles(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range files {
+			files[i] = strings.TrimPrefix(f, dir+"/")
+		}
+		return strings.Join(files, " ")
+	}
+	touch("a/_x.abi3.so")
+	if got := list(); got != "a/_x.abi3.so" {
+		t.Fatalf("listing %q", got)
+	}
+	if _, err := os.Stat(CacheFile); err == nil {
+		t.Fatal("a listing of directories changed just now was remembered")
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, d := range []string{dir, filepath.Join(dir, "a")} {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list() // remembered now
+	touch("a/_y.abi3.so")
+	if err := os.Chtimes(filepath.Join(dir, "a"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); got != "a/_x.abi3.so" {
+		t.Errorf("with every witness as it was: %q, want the remembered listing", got)
+	}
+	touch("b/_z.abi3.so") // dir's own time stamp moves
+	if got := list(); got != "a/_x.abi3.so a/_y.abi3.so b/_z.abi3.so" {
+		t.Errorf("after a change: %q, want a new walk", got)
 	}
 }

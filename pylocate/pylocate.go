@@ -336,13 +336,57 @@ func lastLine(s, fallback string) string {
 // PackageFiles lists what a binary Python package ships for the loader: its
 // lib/ directory (torch/lib: libtorch_cpu.so, ...) and its extension modules
 // anywhere in the package. Test executables and data files are left out.
+//
+// The listing is remembered in CacheFile with every directory walked as a
+// witness: a name added, removed or renamed in a directory changes its
+// modification time. Walking torch's 230 directories costs five system
+// calls each, checking them one. A directory modified in the last
+// racyWindow (whose next change may keep the same time stamp, as git's
+// "racy" index entries) keeps the listing from being remembered.
 func PackageFiles(dir string) ([]string, error) {
-	var out []string
+	key := filesKey(dir)
+	if r := loadCache().find(key); r != nil {
+		out := make([]string, len(r.Files))
+		for i, f := range r.Files {
+			out[i] = filepath.Join(dir, f)
+		}
+		return out, nil
+	}
+	out, walked, err := walkPackage(dir)
+	if err != nil {
+		return nil, err
+	}
+	rec := &record{Key: key, Dir: dir}
+	for _, p := range out {
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return out, nil
+		}
+		rec.Files = append(rec.Files, rel) // dir may be given another way next time
+	}
+	racy := time.Now().Add(-racyWindow).UnixNano()
+	for _, d := range walked {
+		w := witnessOf(d)
+		if !w.Exists || w.Mtime > racy {
+			return out, nil
+		}
+		rec.Witnesses = append(rec.Witnesses, w)
+	}
+	remember(rec)
+	return out, nil
+}
+
+// racyWindow is how recent a directory's change keeps a listing from being
+// remembered: more than the file system's time stamp granularity.
+var racyWindow = 2 * time.Second
+
+// walkPackage is PackageFiles' walk, and the directories it read.
+func walkPackage(dir string) (out, walked []string, err error) {
 	lib := filepath.Join(dir, "lib")
 	if fi, err := os.Stat(lib); err == nil && fi.IsDir() {
 		out = append(out, lib)
 	}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -352,18 +396,20 @@ func PackageFiles(dir string) ([]string, error) {
 			// directories are such caches.
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && IsExtensionName(d.Name()) {
+		if d.IsDir() {
+			walked = append(walked, p)
+		} else if IsExtensionName(d.Name()) {
 			out = append(out, p)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no lib/ directory and no extension modules", dir)
+		return nil, nil, fmt.Errorf("%s: no lib/ directory and no extension modules", dir)
 	}
-	return out, nil
+	return out, walked, nil
 }
 
 // ExtensionTag returns the CPython version an extension module's file name

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // EncodeJSON writes v to w exactly as a json.Encoder with SetIndent("", "  ")
@@ -41,7 +42,8 @@ func (e *ElementEncoder) Encode(v any) ([]byte, error) {
 	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	e.out = indentJSON(e.out[:0], bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), 2)
+	// Indenting adds about half again: one allocation, not a chain of them.
+	e.out = indentJSON(slices.Grow(e.out[:0], e.buf.Len()*2), bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), 2)
 	return e.out, nil
 }
 
