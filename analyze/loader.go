@@ -112,10 +112,26 @@ func (l *Loader) remember(o *elfobj.Object) {
 // as dlopen(o) maps it in a process where nothing else is loaded. It is
 // what o was linked against, in the order o's own lookups would search it.
 func (l *Loader) Tree(o *elfobj.Object) []*elfobj.Object {
-	p := NewProcess(l)
-	p.noDeps = true // nobody asks this process
-	return p.searchList(o)
+	m := treePool.Get().(*treeMaps)
+	defer func() {
+		clear(m.byName)
+		treePool.Put(m)
+	}()
+	// A process nobody asks about: its search, without the bookkeeping.
+	p := &Process{loader: l, byName: m.byName, parent: m.parent, noDeps: true}
+	list := p.searchList(o)
+	m.parent = p.parent
+	return list
 }
+
+// treeMaps are the maps Tree's search fills, kept for the next one: Own
+// asks for the tree of every object that refers to a conflicting name.
+type treeMaps struct {
+	byName map[string]*elfobj.Object
+	parent map[*elfobj.Object]*elfobj.Object
+}
+
+var treePool = sync.Pool{New: func() any { return &treeMaps{byName: map[string]*elfobj.Object{}} }}
 
 // Own returns the object whose definition o's reference to name (asking for
 // version) would bind to if o were loaded alone: the copy o's own link

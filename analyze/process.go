@@ -67,6 +67,9 @@ type Process struct {
 	// name; no Object: not found). noDeps leaves Deps and Missing empty.
 	Deps   map[*elfobj.Object][]Resolution
 	noDeps bool
+	// parent is searchList's map of who loaded whom, kept for the next
+	// search.
+	parent map[*elfobj.Object]*elfobj.Object
 }
 
 // Edge is one DT_NEEDED entry and where it led.
@@ -125,7 +128,12 @@ func (p *Process) Dlopen(root *elfobj.Object, global bool) []*elfobj.Object {
 // already mapped under the needed name.
 func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	list := []*elfobj.Object{root}
-	parent := map[*elfobj.Object]*elfobj.Object{root: nil} // and which are in
+	if p.parent == nil {
+		p.parent = map[*elfobj.Object]*elfobj.Object{}
+	}
+	parent := p.parent // and which are in
+	clear(parent)
+	parent[root] = nil
 	p.name(root, "")
 	p.loader.Prefetch([]*elfobj.Object{root})
 	for i := 0; i < len(list); i++ {

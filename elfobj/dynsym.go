@@ -41,6 +41,17 @@ type sectionSource struct {
 	// span holds the image's bytes from spanOff, read at once by reserve.
 	span    []byte
 	spanOff uint64
+	// hdr is what lightFile decoded the headers into, nil until then.
+	hdr *headerArrays
+}
+
+// headers returns src's header arrays, given back by close.
+func (src *sectionSource) headers() *headerArrays {
+	if src.hdr == nil {
+		src.hdr = headerPool.Get().(*headerArrays)
+		src.hdr.file = elf.File{}
+	}
+	return src.hdr
 }
 
 func newSource(r io.ReaderAt, size int64) *sectionSource {
@@ -53,6 +64,10 @@ func (src *sectionSource) close() {
 		putScratch(b)
 	}
 	src.scratch, src.held = nil, nil
+	if src.hdr != nil {
+		headerPool.Put(src.hdr)
+		src.hdr = nil
+	}
 }
 
 // grow makes room for n more bytes in the scratch buffer. A buffer too small

@@ -3,7 +3,12 @@ package elfobj
 import (
 	"debug/elf"
 	"encoding/binary"
+	"sync"
 )
+
+// shTail is how much lightFile reads before the section headers, for the
+// section name table (a few hundred bytes).
+const shTail = 1024
 
 // lightFile decodes what the dynamic reader uses of an image's headers
 // (file header, program header types, section headers and names) into an
@@ -19,17 +24,15 @@ import (
 // compressed section, a relocatable object) it returns nil and the caller
 // uses elf.NewFile, whose answer and error stay the reference. The result
 // is only for reading section headers: its sections have no readers (Data
-// and Open must not be called), and it lives no longer than src.
-// shTail is how much lightFile reads before the section headers, for the
-// section name table (a few hundred bytes).
-const shTail = 1024
-
+// and Open must not be called), and it lives no longer than src, whose
+// header arrays it fills.
 func lightFile(src *sectionSource) *elf.File {
 	head := src.head()
 	if len(head) < 16 || !IsELF(head) || elf.Version(head[elf.EI_VERSION]) != elf.EV_CURRENT {
 		return nil
 	}
-	f := &elf.File{}
+	h := src.headers()
+	f := &h.file
 	f.Class, f.Data = elf.Class(head[elf.EI_CLASS]), elf.Data(head[elf.EI_DATA])
 	f.Version, f.OSABI, f.ABIVersion = elf.EV_CURRENT, elf.OSABI(head[elf.EI_OSABI]), head[elf.EI_ABIVERSION]
 	var bo binary.ByteOrder
@@ -83,8 +86,9 @@ func lightFile(src *sectionSource) *elf.File {
 	if !ok {
 		return nil
 	}
-	progs := make([]elf.Prog, phnum)
-	f.Progs = make([]*elf.Prog, phnum)
+	progs := grown(h.progs, phnum)
+	f.Progs = grown(h.progPtrs, phnum)
+	h.progs, h.progPtrs = progs, f.Progs
 	for i := range progs {
 		b := ph[i*phentsize:]
 		p := &progs[i].ProgHeader
@@ -111,9 +115,10 @@ func lightFile(src *sectionSource) *elf.File {
 		return nil
 	}
 	sh := tail[shoff-lo:]
-	secs := make([]elf.Section, shnum)
-	f.Sections = make([]*elf.Section, shnum)
-	names := make([]uint32, shnum)
+	secs := grown(h.secs, shnum)
+	f.Sections = grown(h.secPtrs, shnum)
+	names := grown(h.names, shnum)
+	h.secs, h.secPtrs, h.names = secs, f.Sections, names
 	for i := range secs {
 		b := sh[i*shentsize:]
 		s := &secs[i].SectionHeader
@@ -156,4 +161,29 @@ func lightFile(src *sectionSource) *elf.File {
 		}
 	}
 	return f
+}
+
+// headerArrays are what lightFile decodes headers into, kept from file to
+// file: for a closure's hundreds of libraries they were a megabyte of
+// garbage per run.
+type headerArrays struct {
+	file     elf.File
+	progs    []elf.Prog
+	progPtrs []*elf.Prog
+	secs     []elf.Section
+	secPtrs  []*elf.Section
+	names    []uint32
+}
+
+var headerPool = sync.Pool{New: func() any { return new(headerArrays) }}
+
+// grown returns s with n zero elements, reusing its array when it is large
+// enough.
+func grown[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
