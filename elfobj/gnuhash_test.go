@@ -17,7 +17,8 @@ import (
 // exports for many buckets, one name in two versions (both in one chain),
 // a protected and a weak definition, and undefined references (unhashed).
 const hashLib = `
-#include <stdio.h>
+int printf(const char *, ...);
+int puts(const char *);
 extern int ext_counter;
 __attribute__((visibility("protected"))) int prot(void) { return 1; }
 __attribute__((weak)) int weakdef(void) { return 2; }
@@ -32,18 +33,26 @@ T(1) T(2) T(3) T(4) T(5) T(6) T(7) T(8) T(9)
 
 const hashLibVersions = "V1 { global: api; prot; weakdef; fn*; local: *; }; V2 { global: api; } V1;\n"
 
-// linkHashLib links hashLib with each linker and returns the libraries.
+// linkHashLib links hashLib with each linker, for x86_64 (through gcc) and
+// i386 (the linker run on gcc -m32's object: 32-bit Bloom filter words),
+// and returns the libraries.
 func linkHashLib(t *testing.T) []string {
 	t.Helper()
 	testenv.NeedTools(t, "gcc")
 	dir := t.TempDir()
-	src, vers := filepath.Join(dir, "h.c"), filepath.Join(dir, "h.map")
+	src, vers, obj32 := filepath.Join(dir, "h.c"), filepath.Join(dir, "h.map"), filepath.Join(dir, "h32.o")
 	if err := os.WriteFile(src, []byte(hashLib), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(vers, []byte(hashLibVersions), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	run := func(what string, args ...string) {
+		if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, b)
+		}
+	}
+	run("compiling for i386", "gcc", "-m32", "-fPIC", "-c", "-o", obj32, src)
 	var libs []string
 	for _, ld := range []string{"bfd", "gold", "lld", "mold"} {
 		tool := map[string]string{"bfd": "ld.bfd", "gold": "ld.gold", "lld": "ld.lld", "mold": "mold"}[ld]
@@ -52,12 +61,12 @@ func linkHashLib(t *testing.T) []string {
 			continue
 		}
 		out := filepath.Join(dir, "libh-"+ld+".so")
-		cmd := exec.Command("gcc", "-shared", "-fPIC", "-fuse-ld="+ld, "-Wl,--hash-style=gnu",
+		run("linking with "+ld, "gcc", "-shared", "-fPIC", "-fuse-ld="+ld, "-Wl,--hash-style=gnu",
 			"-Wl,--version-script="+vers, "-Wl,--allow-shlib-undefined", "-o", out, src)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("linking with %s: %v\n%s", ld, err, b)
-		}
-		libs = append(libs, out)
+		out32 := filepath.Join(dir, "libh-"+ld+"-i386.so")
+		run("linking for i386 with "+ld, tool, "-m", "elf_i386", "-shared", "--hash-style=gnu",
+			"--version-script="+vers, "-o", out32, obj32)
+		libs = append(libs, out, out32)
 	}
 	return libs
 }
