@@ -505,14 +505,18 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 				}
 			}
 			nm := tabString(str, int(name))
-			if !t.only.Has(nm) && (t.init == "" || nm != t.init) {
-				continue
+			keep, member := t.only.Member(nm) // the set's copy: nothing to copy out
+			if !member {
+				if !t.only.Has(nm) && (t.init == "" || nm != t.init) {
+					continue
+				}
+				keep = strings.Clone(nm)
 			}
 			if k == len(out) {
 				out = append(out, Symbol{})
 			}
 			s = &out[k]
-			s.Name = strings.Clone(nm)
+			s.Name = keep
 		}
 		s.Value, s.Size = value, sz
 		s.setAttrs(info, other, shndx)

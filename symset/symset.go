@@ -16,7 +16,7 @@ import (
 type Set struct {
 	bits     [filterBits / 64]uint64 // by hash: length and last 8 bytes
 	heads    [filterBits / 64]uint64 // by headHash: the first 16 bytes
-	names    map[string]struct{}
+	names    map[string]string       // each name to itself: Member's copy
 	prefixes []string
 	// heads16 are the prefixes of at most 16 bytes as masked words, so that
 	// MayHaveAt tests them on the two words it loads anyway instead of
@@ -71,9 +71,9 @@ const filterBits = 1 << 16
 // Add puts name in the set.
 func (s *Set) Add(name string) {
 	if s.names == nil {
-		s.names = map[string]struct{}{}
+		s.names = map[string]string{}
 	}
-	s.names[name] = struct{}{}
+	s.names[name] = name
 	h := hash(name)
 	s.bits[h/64] |= 1 << (h % 64)
 	var b [16]byte
@@ -114,6 +114,21 @@ func (s *Set) Has(name string) bool {
 	}
 	_, ok := s.names[name]
 	return ok
+}
+
+// Member returns the set's own copy of name, and whether the set holds it
+// (the name, not only a prefix of it): a reader keeping a symbol of that
+// name shares the set's string instead of copying it out of a table.
+func (s *Set) Member(name string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	h := hash(name)
+	if s.bits[h/64]&(1<<(h%64)) == 0 {
+		return "", false
+	}
+	c, ok := s.names[name]
+	return c, ok
 }
 
 // MayHaveAt reports whether the NUL-terminated name at tab[off:] (a string
