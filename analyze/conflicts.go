@@ -176,20 +176,26 @@ func ConflictNames(wheel []*elfobj.Object) *symset.Set {
 	return names
 }
 
-// PackageNames is every name the release checks ask the closure about,
-// given the wheel's objects: ConflictNames, and the names the wheel leaves
-// undefined (ET401 asks what defines each, in the closure and the
-// interpreter's scope).
-func PackageNames(wheel []*elfobj.Object) *symset.Set {
-	names := ConflictNames(wheel)
+// PackageNames is what the release checks ask the closure about, given the
+// wheel's objects: every symbol of ConflictNames, and the definitions of
+// the other names the wheel leaves undefined (ET401 asks what defines each,
+// in the closure and the interpreter's scope; which other library refers
+// to malloc is nobody's question). Read with elfobj.Options{Only: names,
+// OnlyDefs: defs}. What that leaves out could matter in one case only: a
+// STB_GNU_UNIQUE name the wheel leaves undefined and its own tree does not
+// define, defined by two objects of the process, whose first reference in
+// relocation order is another library's; ET401 then names the copy the
+// references it has (the wheel's, the definers') bind to.
+func PackageNames(wheel []*elfobj.Object) (names, defs *symset.Set) {
+	names, defs = ConflictNames(wheel), &symset.Set{}
 	for _, o := range wheel {
 		for i := range o.Symbols {
-			if s := &o.Symbols[i]; !s.Defined() && s.Name != "" {
-				names.Add(s.Name)
+			if s := &o.Symbols[i]; !s.Defined() && s.Name != "" && !names.Has(s.Name) {
+				defs.Add(s.Name)
 			}
 		}
 	}
-	return names
+	return names, defs
 }
 
 // Conflicts lists the symbols both the wheel's shipped shared objects and the

@@ -115,7 +115,7 @@ func Open(opt Options) (*Session, error) {
 	var read elfobj.Options
 	switch {
 	case opt.Package:
-		read.Only = PackageNames(s.Objects)
+		read.Only, read.OnlyDefs = PackageNames(s.Objects)
 	case opt.Narrow:
 		read.Only = ConflictNames(s.Objects)
 	}

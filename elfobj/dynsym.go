@@ -214,10 +214,13 @@ type dynTables struct {
 	internedSet map[string]string
 	// err is a malformation no reader should accept (a name outside .dynstr).
 	err error
-	// only, when set, is the names to keep (Options.Only), and init the
-	// PyInit_ name kept with them (Options.ModuleInit), or "".
-	only *symset.Set
-	init string
+	// only, when set, is the names to keep (Options.Only), defs the
+	// names whose definitions are kept too (Options.OnlyDefs), and init
+	// the PyInit_ name kept with them (Options.ModuleInit), or "".
+	only, defs *symset.Set
+	init       string
+	// empty says whether a name read as "" may be kept.
+	empty bool
 }
 
 // intern copies a string out of the scratch buffer, once per distinct value.
@@ -310,8 +313,9 @@ func tabString(tab string, start int) string {
 // leaving o as it was, when the file needs debug/elf's reading.
 // A symbol whose name lies outside the string table is an error: debug/elf
 // would read it as a symbol without a name.
-func readDynsym(f *elf.File, src *sectionSource, o *Object, only *symset.Set, init string) (bool, error) {
-	t := &dynTables{f: f, src: src, bo: f.ByteOrder, only: only, init: init}
+func readDynsym(f *elf.File, src *sectionSource, o *Object, opt Options, path string) (bool, error) {
+	t := &dynTables{f: f, src: src, bo: f.ByteOrder, only: opt.Only, defs: opt.OnlyDefs, init: opt.initName(path)}
+	t.empty = opt.keeps("", true, "")
 	src.reserve(f)
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
@@ -454,7 +458,6 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			unhashed, found, count = u, f, u+len(f)
 		}
 	}
-	onlyEmpty := t.only != nil && t.only.Has("")
 	k := 0 // symbols kept
 	names := nameCopier{tab: str}
 	le64 := size == elf.Sym64Size && t.bo == binary.LittleEndian
@@ -490,27 +493,9 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			s = &out[k]
 			s.Name = names.copy(int(name))
 		} else {
-			// Most names are not asked for: test them where they lie
-			// (most by their first bytes, without finding their end),
-			// and copy out only those kept.
-			if !t.only.MayHaveAt(str, int(name)) && (t.init == "" || !strings.HasPrefix(str[name:], t.init)) {
-				// A name that runs to the table's end unterminated reads
-				// as "" (as debug/elf reads it), which MayHaveAt, reading
-				// its bytes, cannot rule on.
-				if !onlyEmpty {
-					continue
-				}
-				if _, terminated := tabStringOK(str, int(name)); terminated {
-					continue
-				}
-			}
-			nm := tabString(str, int(name))
-			keep, member := t.only.Member(nm) // the set's copy: nothing to copy out
-			if !member {
-				if !t.only.Has(nm) && (t.init == "" || nm != t.init) {
-					continue
-				}
-				keep = strings.Clone(nm)
+			keep, ok := t.kept(str, int(name), elf.SectionIndex(shndx) != elf.SHN_UNDEF)
+			if !ok {
+				continue
 			}
 			if k == len(out) {
 				out = append(out, Symbol{})
@@ -546,6 +531,38 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		k++
 	}
 	return out[:k:k], true
+}
+
+// kept says whether the symbol named at off in str, a definition or not,
+// is kept (Options.Only, OnlyDefs, ModuleInit), and gives its name: the
+// set's own string, or a copy out of the table. Most names are not asked
+// for: they are tested where they lie, most by their first bytes, without
+// finding their end.
+func (t *dynTables) kept(str string, off int, defined bool) (string, bool) {
+	defs := t.defs
+	if !defined {
+		defs = nil
+	}
+	if !t.only.MayHaveAt(str, off) && (defs == nil || !defs.MayHaveAt(str, off)) &&
+		(t.init == "" || !strings.HasPrefix(str[off:], t.init)) {
+		// A name that runs to the table's end unterminated reads as ""
+		// (as debug/elf reads it), which MayHaveAt, reading its bytes,
+		// cannot rule on.
+		if _, terminated := tabStringOK(str, off); terminated || !t.empty {
+			return "", false
+		}
+	}
+	nm := tabString(str, off)
+	if c, ok := t.only.Member(nm); ok {
+		return c, true
+	}
+	if c, ok := defs.Member(nm); ok {
+		return c, true
+	}
+	if t.only.Has(nm) || defs != nil && defs.Has(nm) || t.init != "" && nm == t.init {
+		return strings.Clone(nm), true
+	}
+	return "", false
 }
 
 // badName is the error for a symbol name outside its string table.

@@ -186,7 +186,7 @@ func dynsymReads(t *testing.T, path string) bool {
 	fi, _ := f.Stat()
 	src := newSource(f, fi.Size())
 	defer src.close()
-	ok, err := readDynsym(ef, src, &Object{}, nil, "")
+	ok, err := readDynsym(ef, src, &Object{}, Options{}, "")
 	return ok && err == nil
 }
 
@@ -262,7 +262,7 @@ func TestDynsymDeclines(t *testing.T) {
 			}
 			src := newSource(bytes.NewReader(b), int64(len(b)))
 			defer src.close()
-			if ok, _ := readDynsym(f, src, &Object{}, nil, ""); ok {
+			if ok, _ := readDynsym(f, src, &Object{}, Options{}, ""); ok {
 				t.Errorf("the dynamic reader read it; it should leave it to debug/elf (which says %v)", wantErr)
 			}
 		})
@@ -301,6 +301,11 @@ func FuzzDynsym(f *testing.F) {
 			got, err := parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{Only: only}, true)
 			if d := onlyDiff(want, only, got, err); d != "" {
 				t.Errorf("with Options.Only: %s", d)
+			}
+			opt := Options{Only: only, OnlyDefs: otherNames(want)}
+			got, err = parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), opt, true)
+			if d := keptDiff(want, opt, got, err); d != "" {
+				t.Errorf("with Options.OnlyDefs: %s", d)
 			}
 			// Looked up in a hash table the input may have garbled, the
 			// names find what ld.so would: never a symbol the table does
@@ -351,10 +356,26 @@ func TestOnlyKeepsTheNamesAskedFor(t *testing.T) {
 					if d := onlyDiff(full, only, got, err); d != "" {
 						t.Errorf("fast=%v, prefix=%v: %s", fast, prefix, d)
 					}
+					// Definitions only, of names defined and undefined.
+					opt := Options{Only: only, OnlyDefs: otherNames(full)}
+					got, err = parseFile(t, path, opt, fast)
+					if d := keptDiff(full, opt, got, err); d != "" {
+						t.Errorf("OnlyDefs, fast=%v, prefix=%v: %s", fast, prefix, d)
+					}
 				}
 			}
 		})
 	}
+}
+
+// otherNames is every third name of o's symbols from the second: none of
+// someNames' (where names do not repeat).
+func otherNames(o *Object) *symset.Set {
+	names := &symset.Set{}
+	for i := 1; i < len(o.Symbols); i += 3 {
+		names.Add(o.Symbols[i].Name)
+	}
+	return names
 }
 
 // someNames is every third name of o's symbols, and with prefix a prefix
@@ -374,12 +395,18 @@ func someNames(o *Object, prefix bool) *symset.Set {
 // filtered by only: the same symbols in the same order, the rest of the
 // Object the same, and Partial set.
 func onlyDiff(full *Object, only *symset.Set, got *Object, err error) string {
+	return keptDiff(full, Options{Only: only}, got, err)
+}
+
+// keptDiff is onlyDiff for any Options: got must hold the symbols of full
+// that opt keeps.
+func keptDiff(full *Object, opt Options, got *Object, err error) string {
 	if err != nil {
 		return fmt.Sprintf("error %v; the full read had none", err)
 	}
 	var want []Symbol
 	for _, s := range full.Symbols {
-		if only.Has(s.Name) {
+		if opt.keeps(s.Name, s.Defined(), opt.initName(full.Path)) {
 			want = append(want, s)
 		}
 	}

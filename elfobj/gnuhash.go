@@ -20,8 +20,8 @@ import (
 // two) makes the reader test every symbol instead.
 
 // hashPicks says which symbols of the dynamic symbol table dynsym (nsyms
-// entries, the null symbol included) may hold one of t.only's names or
-// t.init: the first unhashed ones (indexes 0 to unhashed-1, less one for
+// entries, the null symbol included) may hold one of t.only's or t.defs'
+// names or t.init: the first unhashed ones (indexes 0 to unhashed-1, less one for
 // the null symbol, as symbols counts them) and, after them, found, in
 // table order. ok is false when there is no GNU hash table for dynsym or
 // it is not one ld.so would read as the linkers write it.
@@ -55,16 +55,24 @@ func (t *dynTables) hashPicks(dynsym *elf.Section, nsyms int) (unhashed int, fou
 	if bucketsEnd+uint64(nsyms-int(symoff))*4 > uint64(len(b)) {
 		return 0, nil, false
 	}
-	names := t.only.GNUHashes()
-	if nsyms-int(symoff) < 2*len(names) {
+	names, defs := t.only.GNUHashes(), []symset.NameHash(nil)
+	if t.defs != nil {
+		if t.defs.HasPrefixes() {
+			return 0, nil, false
+		}
+		defs = t.defs.GNUHashes()
+	}
+	if nsyms-int(symoff) < 2*(len(names)+len(defs)) {
 		// Testing a few symbols costs less than looking many names up.
 		return 0, nil, false
 	}
 	h := hashTable{bo: bo, word: word, bits: bits, nwords: nwords, shift: shift, nb: nb, symoff: symoff, n: uint32(nsyms),
 		bloom: b[16:bloomEnd], buckets: b[bloomEnd:bucketsEnd], chains: b[bucketsEnd:]}
-	for _, nh := range names {
-		if found, ok = h.lookup(nh.Hash, found); !ok {
-			return 0, nil, false
+	for _, set := range [][]symset.NameHash{names, defs} {
+		for _, nh := range set {
+			if found, ok = h.lookup(nh.Hash, found); !ok {
+				return 0, nil, false
+			}
 		}
 	}
 	if t.init != "" {

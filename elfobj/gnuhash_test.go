@@ -117,6 +117,22 @@ func TestHashLookupsMatchTheScan(t *testing.T) {
 		if !reflect.DeepEqual(got.Symbols, want.Symbols) {
 			t.Errorf("%s: looked up %d symbols, scanned %d:\n%v\nwant\n%v", path, len(got.Symbols), len(want.Symbols), got.Symbols, want.Symbols)
 		}
+		// Definitions only (OnlyDefs) of other names, defined and not.
+		defs := &symset.Set{}
+		for i := 5; i < len(full.Symbols); i += 10 {
+			defs.Add(full.Symbols[i].Name)
+		}
+		got, err = OpenFile(path, "", Options{Only: names, OnlyDefs: defs})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		want, err = OpenFile(path, "", Options{Only: scanned, OnlyDefs: defs})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !reflect.DeepEqual(got.Symbols, want.Symbols) {
+			t.Errorf("%s, OnlyDefs: looked up %d symbols, scanned %d", path, len(got.Symbols), len(want.Symbols))
+		}
 		if usedLookups(t, path, names) {
 			looked++
 		} else if strings.Contains(path, "libh-") {

@@ -42,9 +42,19 @@ type Options struct {
 	// symbols the table leaves out (the undefined ones) are read one by
 	// one; elsewhere every symbol is read and tested.
 	Only *symset.Set
+	// OnlyDefs, with Only, also keeps the definitions (not the references)
+	// of the names it holds: check asks where the wheel's undefined names
+	// are defined, not which other library refers to them.
+	OnlyDefs *symset.Set
 	// ModuleInit, with Only, also keeps each file's PyInit_ function
 	// (ModuleInit): the one Python calls to import it.
 	ModuleInit bool
+}
+
+// keeps says whether a symbol of this name, a definition or not, is kept
+// by Only, OnlyDefs and init (the file's ModuleInit name, or "").
+func (o Options) keeps(name string, defined bool, init string) bool {
+	return o.Only.Has(name) || defined && o.OnlyDefs != nil && o.OnlyDefs.Has(name) || init != "" && name == init
 }
 
 // ModuleInit is the function Python's import calls in the extension module

@@ -84,7 +84,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	fastDone := false
 	if f.Type == elf.ET_DYN || f.Type == elf.ET_EXEC {
 		if src != nil {
-			fastDone, err = readDynsym(f, src, o, opt.Only, opt.initName(path))
+			fastDone, err = readDynsym(f, src, o, opt, path)
 		}
 		if light && !fastDone && err == nil {
 			// The readers below need debug/elf's own File.
@@ -137,7 +137,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		o.Partial = true
 		if !fastDone {
 			init := opt.initName(path)
-			o.Symbols = slices.DeleteFunc(o.Symbols, func(s Symbol) bool { return !opt.Only.Has(s.Name) && (init == "" || s.Name != init) })
+			o.Symbols = slices.DeleteFunc(o.Symbols, func(s Symbol) bool { return !opt.keeps(s.Name, s.Defined(), init) })
 		}
 	}
 	return o, nil
