@@ -174,20 +174,30 @@ func TestDynsymMatchesDebugELF(t *testing.T) {
 // dynsymReads reports whether the dynamic reader reads path itself.
 func dynsymReads(t *testing.T, path string) bool {
 	t.Helper()
+	ef, src, done, err := sourceOf(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	ok, err := readDynsym(ef, src, &Object{}, Options{}, "")
+	return ok && err == nil
+}
+
+// sourceOf opens path as the dynamic reader's tests read it: debug/elf's
+// File and a section source; done closes both. err is elf.NewFile's.
+func sourceOf(t *testing.T, path string) (ef *elf.File, src *sectionSource, done func(), err error) {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	ef, err := elf.NewFile(f)
-	if err != nil {
-		t.Fatal(err)
+	if ef, err = elf.NewFile(f); err != nil {
+		f.Close()
+		return nil, nil, nil, err
 	}
 	fi, _ := f.Stat()
-	src := newSource(f, fi.Size())
-	defer src.close()
-	ok, err := readDynsym(ef, src, &Object{}, Options{}, "")
-	return ok && err == nil
+	src = newSource(f, fi.Size())
+	return ef, src, func() { src.close(); f.Close() }, nil
 }
 
 // TestDynsymDeclines checks that what debug/elf reads differently from the

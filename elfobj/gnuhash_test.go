@@ -148,22 +148,15 @@ func TestHashLookupsMatchTheScan(t *testing.T) {
 // up in its hash table.
 func usedLookups(t *testing.T, path string, names *symset.Set) bool {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ef, err := elf.NewFile(f)
+	ef, src, done, err := sourceOf(t, path)
 	if err != nil {
 		return false
 	}
+	defer done()
 	dynsym := ef.SectionByType(elf.SHT_DYNSYM)
 	if dynsym == nil || dynsym.Entsize == 0 {
 		return false
 	}
-	fi, _ := f.Stat()
-	src := newSource(f, fi.Size())
-	defer src.close()
 	tab := &dynTables{f: ef, src: src, bo: ef.ByteOrder, only: names}
 	_, _, ok := tab.hashPicks(dynsym, int(dynsym.Size/dynsym.Entsize))
 	return ok
