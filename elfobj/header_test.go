@@ -10,10 +10,11 @@ import (
 	"testing"
 )
 
-// lightOf runs lightFile on an image held in memory.
-func lightOf(data []byte) *elf.File {
+// lightOf runs lightFile on an image held in memory. The File lives in the
+// source's header arrays: the source is closed when the test ends.
+func lightOf(t *testing.T, data []byte) *elf.File {
 	src := newSource(bytes.NewReader(data), int64(len(data)))
-	defer src.close()
+	t.Cleanup(src.close)
 	src.readHead()
 	return lightFile(src)
 }
@@ -55,7 +56,7 @@ func TestLightFileMatchesNewFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			nf, err := elf.NewFile(bytes.NewReader(data))
-			light := lightOf(data)
+			light := lightOf(t, data)
 			switch {
 			case light == nil && err == nil && (nf.Type == elf.ET_DYN || nf.Type == elf.ET_EXEC):
 				t.Errorf("lightFile declined a %v that elf.NewFile reads", nf.Type)
@@ -74,7 +75,7 @@ func TestLightFileMatchesNewFile(t *testing.T) {
 func FuzzLightFile(f *testing.F) {
 	addELFSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		light := lightOf(data)
+		light := lightOf(t, data)
 		if light == nil {
 			return
 		}
