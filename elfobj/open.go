@@ -379,12 +379,16 @@ type readFile interface {
 // which it serves from them.
 type headFile struct {
 	*headReader
-	f readFile
+	f   readFile
+	buf *[headSize]byte // head's array, from headBufs
 }
+
+// headBufs holds the arrays heads are read into: one per file being read.
+var headBufs = sync.Pool{New: func() any { return new([headSize]byte) }}
 
 // Close closes the file; its head may not be used after.
 func (h headFile) Close() error {
-	putScratch(h.head)
+	headBufs.Put(h.buf)
 	return h.f.Close()
 }
 
@@ -398,14 +402,14 @@ func openHead(p string) (headFile, int64, error) {
 		f.Close()
 		return headFile{}, 0, ioError(p, fmt.Errorf("not a regular file but %s", datafile.Kind(mode)))
 	}
-	head := takeScratch(headSize)[:min(size, headSize)]
-	n, err := f.ReadAt(head, 0)
+	buf := headBufs.Get().(*[headSize]byte)
+	n, err := f.ReadAt(buf[:min(size, headSize)], 0)
 	if err != nil && err != io.EOF {
 		f.Close()
-		putScratch(head)
+		headBufs.Put(buf)
 		return headFile{}, 0, ioError(p, err)
 	}
-	return headFile{&headReader{r: f, head: head[:n]}, f}, size, nil
+	return headFile{&headReader{r: f, head: buf[:n]}, f, buf}, size, nil
 }
 
 // memberObjects parses the ELF members of an archive whose data r holds (or,
