@@ -378,7 +378,7 @@ func PackageFiles(dir string) ([]string, error) {
 
 // racyWindow is how recent a directory's change keeps a listing from being
 // remembered: more than the file system's time stamp granularity.
-var racyWindow = 2 * time.Second
+const racyWindow = 2 * time.Second
 
 // walkPackage is PackageFiles' walk, and the directories it read.
 func walkPackage(dir string) (out, walked []string, err error) {
