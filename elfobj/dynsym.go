@@ -406,12 +406,34 @@ func appendPaths(out []string, v string) []string {
 	return out
 }
 
-// verName is what a .gnu.version index stands for: the SymVersion values
-// its symbols share (default and hidden; nil and hiddenUnversioned for a
-// version of neither name nor library, which debug/elf reads as none).
+// verName is what a .gnu.version index stands for: a version name and
+// library, substrings of the string table, and the SymVersion values its
+// symbols share (default and hidden), made when a kept symbol first asks:
+// most libraries of a closure read for a few names keep none.
 type verName struct {
 	known         bool
+	name, library string
 	shown, hidden *SymVersion
+}
+
+// sym is the SymVersion of a symbol of this index, hidden or not: nil and
+// hiddenUnversioned for a version of neither name nor library, which
+// debug/elf reads as none.
+func (v *verName) sym(t *dynTables, hidden bool) *SymVersion {
+	if v.name == "" && v.library == "" {
+		if hidden {
+			return hiddenUnversioned
+		}
+		return nil
+	}
+	if v.shown == nil {
+		name, library := t.intern(v.name), t.intern(v.library)
+		v.shown, v.hidden = &SymVersion{Version: name, Library: library}, &SymVersion{Version: name, Hidden: true, Library: library}
+	}
+	if hidden {
+		return v.hidden
+	}
+	return v.shown
 }
 
 // symbols decodes the dynamic symbol table as File.DynamicSymbols and
@@ -518,10 +540,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 				}
 			case int(ndx) < len(versions) && versions[ndx].known:
 				hasVersion = true
-				s.SymVersion = versions[ndx].shown
-				if vi.IsHidden() {
-					s.SymVersion = versions[ndx].hidden
-				}
+				s.SymVersion = versions[ndx].sym(t, vi.IsHidden())
 			}
 		}
 		// isVersionNode, on the decoded fields: its slot is reused.
@@ -619,12 +638,7 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 			table = append(table, make([]verName, int(ndx)+1-len(table))...)
 		}
 		if !table[ndx].known {
-			v := verName{known: true, hidden: hiddenUnversioned}
-			if name != "" || library != "" {
-				name, library := t.intern(name), t.intern(library)
-				v.shown, v.hidden = &SymVersion{Version: name, Library: library}, &SymVersion{Version: name, Hidden: true, Library: library}
-			}
-			table[ndx] = v
+			table[ndx] = verName{known: true, name: name, library: library}
 		}
 	}
 	var defs []string // definitions' names: they go in after every need
