@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -25,9 +26,8 @@ func EncodeJSON[T any](w io.Writer, v any, key string, elems []T) error {
 // ElementEncoder encodes the elements of EncodeJSONWith's array, reusing
 // its buffers.
 type ElementEncoder struct {
-	buf bytes.Buffer
 	enc *json.Encoder
-	out []byte
+	w   indentWriter
 }
 
 // Encode returns v as an element of the top-level array: indented two
@@ -35,16 +35,31 @@ type ElementEncoder struct {
 // bytes are valid until the next call.
 func (e *ElementEncoder) Encode(v any) ([]byte, error) {
 	if e.enc == nil {
-		e.enc = json.NewEncoder(&e.buf)
+		e.enc = json.NewEncoder(&e.w)
 		e.enc.SetEscapeHTML(false)
 	}
-	e.buf.Reset()
+	e.w.writes = 0
 	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
+	return e.w.out, nil
+}
+
+// indentWriter indents what a json.Encoder writes straight into out: the
+// encoder writes each value with one call, from its own buffer, so the
+// compact text is never copied.
+type indentWriter struct {
+	out    []byte
+	writes int
+}
+
+func (w *indentWriter) Write(p []byte) (int, error) {
+	if w.writes++; w.writes > 1 {
+		return 0, errors.New("report: json.Encoder wrote one value in pieces")
+	}
 	// Indenting adds about half again: one allocation, not a chain of them.
-	e.out = indentJSON(slices.Grow(e.out[:0], e.buf.Len()*2), bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), 2)
-	return e.out, nil
+	w.out = indentJSON(slices.Grow(w.out[:0], len(p)*2), bytes.TrimSuffix(p, []byte("\n")), 2)
+	return len(p), nil
 }
 
 // EncodeJSONWith is EncodeJSON with the n elements of the array at key
