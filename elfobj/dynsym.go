@@ -562,8 +562,7 @@ func (t *dynTables) kept(str string, off int, defined bool) (string, bool) {
 	if !defined {
 		defs = nil
 	}
-	if !t.only.MayHaveAt(str, off) && (defs == nil || !defs.MayHaveAt(str, off)) &&
-		(t.init == "" || !strings.HasPrefix(str[off:], t.init)) {
+	if !t.only.MayHaveEitherAt(defs, str, off) && (t.init == "" || !strings.HasPrefix(str[off:], t.init)) {
 		// A name that runs to the table's end unterminated reads as ""
 		// (as debug/elf reads it), which MayHaveAt, reading its bytes,
 		// cannot rule on.

@@ -137,13 +137,35 @@ func (s *Set) Member(name string) (string, bool) {
 // name ends costs a scan of it, which for the long mangled names of a
 // large library is most of the cost of ruling them out.
 func (s *Set) MayHaveAt(tab string, off int) bool {
+	return s.MayHaveEitherAt(nil, tab, off)
+}
+
+// MayHaveEitherAt is MayHaveAt for a name that may be in s or in o (nil: in
+// s only), its bytes read and hashed once.
+func (s *Set) MayHaveEitherAt(o *Set, tab string, off int) bool {
 	if s == nil || off < 0 || off+16 > len(tab) {
 		return true
 	}
 	lo, hi := load64(tab[off:]), load64(tab[off+8:])
-	// A table's bytes past a name's end are its NUL and the next names;
-	// a prefix holds no NUL, so it matches the words only where the name
-	// starts with it.
+	if s.prefixAt(lo, hi, tab, off) || o != nil && o.prefixAt(lo, hi, tab, off) {
+		return true
+	}
+	// Keep the bytes before the terminating NUL, as Add's zero padding.
+	if z := zeroBytes(lo); z != 0 {
+		lo &= 1<<(bits.TrailingZeros64(z)&^7) - 1
+		hi = 0
+	} else if z := zeroBytes(hi); z != 0 {
+		hi &= 1<<(bits.TrailingZeros64(z)&^7) - 1
+	}
+	h := headHash(lo, hi)
+	return s.heads[h/64]&(1<<(h%64)) != 0 || o != nil && o.heads[h/64]&(1<<(h%64)) != 0
+}
+
+// prefixAt reports whether the name at tab[off:], whose first two words are
+// lo and hi, starts with one of the set's prefixes. A table's bytes past a
+// name's end are its NUL and the next names; a prefix holds no NUL, so it
+// matches the words only where the name starts with it.
+func (s *Set) prefixAt(lo, hi uint64, tab string, off int) bool {
 	for _, p := range s.heads16 {
 		if lo&p.mlo == p.lo && hi&p.mhi == p.hi {
 			return true
@@ -154,15 +176,7 @@ func (s *Set) MayHaveAt(tab string, off int) bool {
 			return true
 		}
 	}
-	// Keep the bytes before the terminating NUL, as Add's zero padding.
-	if z := zeroBytes(lo); z != 0 {
-		lo &= 1<<(bits.TrailingZeros64(z)&^7) - 1
-		hi = 0
-	} else if z := zeroBytes(hi); z != 0 {
-		hi &= 1<<(bits.TrailingZeros64(z)&^7) - 1
-	}
-	h := headHash(lo, hi)
-	return s.heads[h/64]&(1<<(h%64)) != 0
+	return false
 }
 
 // zeroBytes has the high bit of the lowest zero byte of v set (higher bits

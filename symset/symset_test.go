@@ -58,6 +58,12 @@ func FuzzMayHaveAt(f *testing.F) {
 		if !s.MayHaveAt(tab, len(before)) {
 			t.Errorf("MayHaveAt ruled out %q, which was added (table %q)", name, tab)
 		}
+		// In either of two sets, the name is never ruled out.
+		var other Set
+		other.Add("pthreadpool_create")
+		if !other.MayHaveEitherAt(&s, tab, len(before)) || !s.MayHaveEitherAt(&other, tab, len(before)) {
+			t.Errorf("MayHaveEitherAt ruled out %q, which one of the sets holds (table %q)", name, tab)
+		}
 		// Every name starting with an added prefix (short ones are tested
 		// as masked words, long ones as strings) is a member too.
 		for _, cut := range []int{len(name) / 2, min(len(name), 16), len(name)} {
@@ -68,6 +74,11 @@ func FuzzMayHaveAt(f *testing.F) {
 			p.AddPrefix(name[:cut])
 			if !p.MayHaveAt(tab, len(before)) || !p.Has(name) {
 				t.Errorf("prefix %q: %q ruled out (table %q)", name[:cut], name, tab)
+			}
+			var none Set
+			none.Add("cpuinfo_isa")
+			if !none.MayHaveEitherAt(&p, tab, len(before)) {
+				t.Errorf("prefix %q of the other set: %q ruled out (table %q)", name[:cut], name, tab)
 			}
 		}
 	})
