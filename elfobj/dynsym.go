@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
-
-	"github.com/etlink/etlink/symset"
 )
 
 // The dynamic reader: what readDynamic gets from debug/elf, read with one
@@ -214,13 +212,10 @@ type dynTables struct {
 	internedSet map[string]string
 	// err is a malformation no reader should accept (a name outside .dynstr).
 	err error
-	// only, when set, is the names to keep (Options.Only), defs the
-	// names whose definitions are kept too (Options.OnlyDefs), and init
-	// the PyInit_ name kept with them (Options.ModuleInit), or "".
-	only, defs *symset.Set
-	init       string
-	// empty says whether a name read as "" may be kept.
-	empty bool
+	// opt says which symbols to keep (Options.Only, OnlyDefs), and init
+	// is the PyInit_ name kept with them (Options.ModuleInit), or "".
+	opt  Options
+	init string
 }
 
 // intern copies a string out of the scratch buffer, once per distinct value.
@@ -314,8 +309,7 @@ func tabString(tab string, start int) string {
 // A symbol whose name lies outside the string table is an error: debug/elf
 // would read it as a symbol without a name.
 func readDynsym(f *elf.File, src *sectionSource, o *Object, opt Options, path string) (bool, error) {
-	t := &dynTables{f: f, src: src, bo: f.ByteOrder, only: opt.Only, defs: opt.OnlyDefs, init: opt.initName(path)}
-	t.empty = opt.keeps("", true, "")
+	t := &dynTables{f: f, src: src, bo: f.ByteOrder, opt: opt, init: opt.initName(path)}
 	src.reserve(f)
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
@@ -468,14 +462,14 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	}
 	n := len(data)/size - 1
 	var out []Symbol
-	if t.only == nil {
+	if t.opt.Only == nil {
 		out = make([]Symbol, n)
 	}
 	// With a hash table to ask, only the first unhashed symbols and those
 	// found may be kept (gnuhash.go).
 	count, unhashed := n, n
 	var found []int
-	if t.only != nil && !t.only.HasPrefixes() {
+	if t.opt.Only != nil && !t.opt.Only.HasPrefixes() {
 		if u, f, ok := t.hashPicks(sec, n+1); ok {
 			unhashed, found, count = u, f, u+len(f)
 		}
@@ -511,7 +505,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			return nil, false
 		}
 		var s *Symbol
-		if t.only == nil {
+		if t.opt.Only == nil {
 			s = &out[k]
 			s.Name = names.copy(int(name))
 		} else {
@@ -558,26 +552,26 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 // for: they are tested where they lie, most by their first bytes, without
 // finding their end.
 func (t *dynTables) kept(str string, off int, defined bool) (string, bool) {
-	defs := t.defs
+	only, defs := t.opt.Only, t.opt.OnlyDefs
 	if !defined {
 		defs = nil
 	}
-	if !t.only.MayHaveEitherAt(defs, str, off) && (t.init == "" || !strings.HasPrefix(str[off:], t.init)) {
+	if !only.MayHaveEitherAt(defs, str, off) && (t.init == "" || !strings.HasPrefix(str[off:], t.init)) {
 		// A name that runs to the table's end unterminated reads as ""
 		// (as debug/elf reads it), which MayHaveAt, reading its bytes,
 		// cannot rule on.
-		if _, terminated := tabStringOK(str, off); terminated || !t.empty {
+		if _, terminated := tabStringOK(str, off); terminated || !t.opt.keeps("", defined, t.init) {
 			return "", false
 		}
 	}
 	nm := tabString(str, off)
-	if c, ok := t.only.Member(nm); ok {
+	if c, ok := only.Member(nm); ok {
 		return c, true
 	}
 	if c, ok := defs.Member(nm); ok {
 		return c, true
 	}
-	if t.only.Has(nm) || defs != nil && defs.Has(nm) || t.init != "" && nm == t.init {
+	if t.opt.keeps(nm, defined, t.init) {
 		return strings.Clone(nm), true
 	}
 	return "", false

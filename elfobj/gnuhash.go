@@ -20,8 +20,8 @@ import (
 // two) makes the reader test every symbol instead.
 
 // hashPicks says which symbols of the dynamic symbol table dynsym (nsyms
-// entries, the null symbol included) may hold one of t.only's or t.defs'
-// names or t.init: the first unhashed ones (indexes 0 to unhashed-1, less one for
+// entries, the null symbol included) may hold one of the names of Only or
+// OnlyDefs, or t.init: the first unhashed ones (indexes 0 to unhashed-1, less one for
 // the null symbol, as symbols counts them) and, after them, found, in
 // table order. ok is false when there is no GNU hash table for dynsym or
 // it is not one ld.so would read as the linkers write it.
@@ -33,7 +33,7 @@ func (t *dynTables) hashPicks(dynsym *elf.Section, nsyms int) (unhashed int, fou
 			break
 		}
 	}
-	if gh == nil || !plain(gh) || !t.src.inFile(gh) {
+	if gh == nil || !plain(gh) {
 		return 0, nil, false
 	}
 	b, ok := t.src.bytes(gh)
@@ -55,12 +55,12 @@ func (t *dynTables) hashPicks(dynsym *elf.Section, nsyms int) (unhashed int, fou
 	if bucketsEnd+uint64(nsyms-int(symoff))*4 > uint64(len(b)) {
 		return 0, nil, false
 	}
-	names, defs := t.only.GNUHashes(), []symset.NameHash(nil)
-	if t.defs != nil {
-		if t.defs.HasPrefixes() {
+	names, defs := t.opt.Only.GNUHashes(), []uint32(nil)
+	if t.opt.OnlyDefs != nil {
+		if t.opt.OnlyDefs.HasPrefixes() {
 			return 0, nil, false
 		}
-		defs = t.defs.GNUHashes()
+		defs = t.opt.OnlyDefs.GNUHashes()
 	}
 	if nsyms-int(symoff) < 2*(len(names)+len(defs)) {
 		// Testing a few symbols costs less than looking many names up.
@@ -68,9 +68,9 @@ func (t *dynTables) hashPicks(dynsym *elf.Section, nsyms int) (unhashed int, fou
 	}
 	h := hashTable{bo: bo, word: word, bits: bits, nwords: nwords, shift: shift, nb: nb, symoff: symoff, n: uint32(nsyms),
 		bloom: b[16:bloomEnd], buckets: b[bloomEnd:bucketsEnd], chains: b[bucketsEnd:]}
-	for _, set := range [][]symset.NameHash{names, defs} {
-		for _, nh := range set {
-			if found, ok = h.lookup(nh.Hash, found); !ok {
+	for _, set := range [][]uint32{names, defs} {
+		for _, hash := range set {
+			if found, ok = h.lookup(hash, found); !ok {
 				return 0, nil, false
 			}
 		}

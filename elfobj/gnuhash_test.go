@@ -157,7 +157,7 @@ func usedLookups(t *testing.T, path string, names *symset.Set) bool {
 	if dynsym == nil || dynsym.Entsize == 0 {
 		return false
 	}
-	tab := &dynTables{f: ef, src: src, bo: ef.ByteOrder, only: names}
+	tab := &dynTables{f: ef, src: src, bo: ef.ByteOrder, opt: Options{Only: names}}
 	_, _, ok := tab.hashPicks(dynsym, int(dynsym.Size/dynsym.Entsize))
 	return ok
 }

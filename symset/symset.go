@@ -25,13 +25,7 @@ type Set struct {
 	long    []string // the other prefixes
 	// gnu holds the names' GNU hashes, computed once (GNUHashes).
 	gnuOnce sync.Once
-	gnu     []NameHash
-}
-
-// NameHash is a name and its GNU hash.
-type NameHash struct {
-	Name string
-	Hash uint32
+	gnu     []uint32
 }
 
 // GNUHash is the hash function of ELF's .gnu.hash sections (the GNU ABI's
@@ -44,14 +38,14 @@ func GNUHash(name string) uint32 {
 	return h
 }
 
-// GNUHashes returns every name of the set (not its prefixes) with its GNU
-// hash, computed on the first call: a reader looks each one up in every
-// library's hash table. The set must not change after the first call.
-func (s *Set) GNUHashes() []NameHash {
+// GNUHashes returns the GNU hash of every name of the set (not of its
+// prefixes), computed on the first call: a reader looks each one up in
+// every library's hash table. The set must not change after the first call.
+func (s *Set) GNUHashes() []uint32 {
 	s.gnuOnce.Do(func() {
-		s.gnu = make([]NameHash, 0, len(s.names))
+		s.gnu = make([]uint32, 0, len(s.names))
 		for n := range s.names {
-			s.gnu = append(s.gnu, NameHash{n, GNUHash(n)})
+			s.gnu = append(s.gnu, GNUHash(n))
 		}
 	})
 	return s.gnu
@@ -108,11 +102,7 @@ func (s *Set) Has(name string) bool {
 			return true
 		}
 	}
-	h := hash(name)
-	if s.bits[h/64]&(1<<(h%64)) == 0 {
-		return false
-	}
-	_, ok := s.names[name]
+	_, ok := s.Member(name)
 	return ok
 }
 
