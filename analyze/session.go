@@ -119,7 +119,7 @@ func Open(opt Options) (*Session, error) {
 	case opt.Narrow:
 		read.Only = ConflictNames(s.Objects)
 	}
-	read.ModuleInit = read.Only != nil
+	read.ModuleInit = true // what IsExtension asks of a partial read
 	wheel := NewSide("wheel", s.Objects)
 	c := <-cacheCh
 	if s.Cache = c.cache; c.err != nil {
