@@ -1,6 +1,7 @@
 package pylocate
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +191,37 @@ func TestPackageFilesRemembered(t *testing.T) {
 	touch("b/_z.abi3.so") // dir's own time stamp moves
 	if got := list(); got != "a/_x.abi3.so a/_y.abi3.so b/_z.abi3.so" {
 		t.Errorf("after a change: %q, want a new walk", got)
+	}
+	// An etlink that knows no listings keeps the record but drops its
+	// files when it rewrites the cache: such a record is walked again.
+	later := old.Add(time.Minute) // not the time stamps of the first record
+	for _, d := range []string{dir, filepath.Join(dir, "a"), filepath.Join(dir, "b")} {
+		if err := os.Chtimes(d, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := list(); got != "a/_x.abi3.so a/_y.abi3.so b/_z.abi3.so" {
+		t.Fatalf("listing %q", got)
+	}
+	a := loadAnswers()
+	dropped := 0
+	for _, r := range a.Records {
+		if len(r.Files) == 3 {
+			r.Files = nil
+			dropped++
+		}
+	}
+	if dropped != 1 {
+		t.Fatalf("%d records of the listing, want 1", dropped)
+	}
+	data, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(CacheFile, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); got != "a/_x.abi3.so a/_y.abi3.so b/_z.abi3.so" {
+		t.Errorf("with the record's files dropped: %q, want a new walk", got)
 	}
 }

@@ -345,7 +345,9 @@ func lastLine(s, fallback string) string {
 // "racy" index entries) keeps the listing from being remembered.
 func PackageFiles(dir string) ([]string, error) {
 	key := filesKey(dir)
-	if r := loadCache().find(key); r != nil {
+	// A listing holds one file at least (else walkPackage errs): a record
+	// without them is one an etlink that knows no listings rewrote.
+	if r := loadCache().find(key); r != nil && len(r.Files) > 0 {
 		out := make([]string, len(r.Files))
 		for i, f := range r.Files {
 			out[i] = filepath.Join(dir, f)
