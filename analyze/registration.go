@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/etlink/etlink/demangle"
@@ -15,7 +16,46 @@ import (
 // its parameters ("executorch::*::register_backend"); "*" matches within one
 // or more name components.
 type Patterns struct {
-	globs []string
+	globs []glob
+	// words are the identifiers a name must hold for any glob to match it
+	// (nil: some glob has none, and every name is demangled).
+	words []string
+}
+
+// glob is one pattern, as written and with "::" as "/" (a "*" that stops
+// at a component boundary).
+type glob struct {
+	text, slashed string
+}
+
+// lastWord is the identifier a glob ends with (letters after its last
+// wildcard), which every name it matches ends with too, and so every
+// mangled name it matches spells out: a <source-name> is the identifier's
+// length and its letters, a substitution or a constructor repeats one
+// spelled before. "" when the glob ends in a wildcard, an operator or a
+// word the demangler may write without the mangled name spelling it
+// (std::string is "Ss"; builtin types are letters).
+func lastWord(g string) string {
+	i := len(g)
+	for i > 0 && (g[i-1] == '_' || '0' <= g[i-1] && g[i-1] <= '9' || 'a' <= g[i-1] && g[i-1] <= 'z' || 'A' <= g[i-1] && g[i-1] <= 'Z') {
+		i--
+	}
+	if w := g[i:]; !unspelled[w] {
+		return w
+	}
+	return ""
+}
+
+// unspelled are the identifiers a demangled name can hold that its mangled
+// name need not: the standard abbreviations' (Sa, Sb, Ss, Si, So, Sd) and
+// the builtin types' and special names' words.
+var unspelled = map[string]bool{
+	"std": true, "allocator": true, "basic_string": true, "string": true, "char_traits": true,
+	"basic_istream": true, "istream": true, "basic_ostream": true, "ostream": true, "basic_iostream": true, "iostream": true,
+	"void": true, "bool": true, "char": true, "wchar_t": true, "char8_t": true, "char16_t": true, "char32_t": true,
+	"short": true, "int": true, "long": true, "signed": true, "unsigned": true, "float": true, "double": true,
+	"__int128": true, "__float128": true, "decltype": true, "auto": true, "const": true, "volatile": true,
+	"operator": true, "lambda": true, "unnamed": true, "anonymous": true, "namespace": true,
 }
 
 // DefaultPatterns are ExecuTorch's and torch's registration entry points.
@@ -25,7 +65,8 @@ type Patterns struct {
 // initializer calls torch::Library's constructor (and _impl/_def on it)
 // directly, so those are registrations too (seen in Debian's libtorch_cpu).
 func DefaultPatterns() *Patterns {
-	return &Patterns{globs: []string{
+	p := &Patterns{}
+	p.add([]string{
 		"executorch::*::register_backend",
 		"executorch::*::register_kernel",
 		"executorch::*::register_kernels",
@@ -38,7 +79,8 @@ func DefaultPatterns() *Patterns {
 		"torch::Library::_fallback",
 		"c10::RegisterOperators::RegisterOperators",
 		"c10::RegisterOperators::checkSchemaAndRegisterOp_",
-	}}
+	})
+	return p
 }
 
 // Add extends the patterns (etlink.toml [registration] patterns).
@@ -48,8 +90,21 @@ func (p *Patterns) Add(globs ...string) error {
 			return fmt.Errorf("registration pattern %q: %w", g, err)
 		}
 	}
-	p.globs = append(p.globs, globs...)
+	p.add(globs)
 	return nil
+}
+
+func (p *Patterns) add(globs []string) {
+	for _, g := range globs {
+		if len(p.globs) == 0 || p.words != nil {
+			if w := lastWord(g); w != "" {
+				p.words = append(p.words, w)
+			} else {
+				p.words = nil
+			}
+		}
+		p.globs = append(p.globs, glob{g, strings.ReplaceAll(g, "::", "/")})
+	}
 }
 
 // Match reports whether sym (mangled or plain) names a registration function.
@@ -57,12 +112,16 @@ func (p *Patterns) Match(sym string) bool {
 	if !strings.HasPrefix(sym, "_Z") && !strings.Contains(sym, "register") {
 		return false // cheap exit: C names must say "register" to match
 	}
+	if p.words != nil && !slices.ContainsFunc(p.words, func(w string) bool { return strings.Contains(sym, w) }) {
+		return false // demangling costs more than looking
+	}
 	name := QualifiedName(demangle.Name(sym))
+	slashed := strings.ReplaceAll(name, "::", "/")
 	for _, g := range p.globs {
-		if ok, _ := path.Match(strings.ReplaceAll(g, "::", "/"), strings.ReplaceAll(name, "::", "/")); ok {
+		if ok, _ := path.Match(g.slashed, slashed); ok {
 			return true
 		}
-		if ok, _ := path.Match(g, name); ok {
+		if ok, _ := path.Match(g.text, name); ok {
 			return true
 		}
 	}

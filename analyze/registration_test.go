@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/internal/testenv"
 )
 
 func TestQualifiedName(t *testing.T) {
@@ -36,6 +37,54 @@ func TestPatternsMatch(t *testing.T) {
 	}
 	if err := p.Add("mylib::[bad"); err == nil {
 		t.Error("a malformed glob was accepted")
+	}
+}
+
+// TestPatternsWordsOnlySkipDemangling holds Match's shortcut (a name that
+// spells none of the globs' last words is not demangled) to Match without
+// it, over every dynamic symbol of Debian's libtorch_cpu, libtorch_python
+// and libc10 (C++ with std:: abbreviations, constructors, templates,
+// lambdas) and of the fixtures, for the default patterns and custom ones
+// ending in a constructor, an abbreviated std class, a wildcard and a word
+// after a wildcard.
+func TestPatternsWordsOnlySkipDemangling(t *testing.T) {
+	libs := []string{"/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13", "/usr/lib/x86_64-linux-gnu/libtorch_python.so.1.13", "/usr/lib/x86_64-linux-gnu/libc10.so.1.13"}
+	testenv.NeedFiles(t, libs...)
+	libs = append(libs, "../testdata/demo/wheel/executorch/lib/libexecutorch_backend_xnnpack.so.1", "../testdata/elf/x86_64/reg.o")
+	sets := [][]string{nil, {"std::*::allocator", "c10::*::~intrusive_ptr_target"}, {"at::native::*"}, {"*Registerer", "*::*_impl"}}
+	var names []string
+	for _, l := range libs {
+		o, err := elfobj.OpenFile(l, "", elfobj.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range o.Symbols {
+			names = append(names, s.Name)
+		}
+	}
+	for _, set := range sets {
+		p := DefaultPatterns()
+		if err := p.Add(set...); err != nil {
+			t.Fatal(err)
+		}
+		every := *p
+		every.words = nil
+		if set == nil && len(p.words) != len(p.globs) {
+			t.Errorf("default patterns: words %q, want one per glob", p.words)
+		}
+		matched := 0
+		for _, n := range names {
+			got, want := p.Match(n), every.Match(n)
+			if got != want {
+				t.Errorf("patterns %q: Match(%s) = %v, demangling every name: %v", set, n, got, want)
+			}
+			if want {
+				matched++
+			}
+		}
+		if matched == 0 {
+			t.Errorf("patterns %q matched none of %d names: the comparison tested nothing", set, len(names))
+		}
 	}
 }
 
