@@ -1,6 +1,7 @@
 package pylocate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -215,24 +216,47 @@ type answers struct {
 var cacheMu sync.Mutex
 
 func loadAnswers() *answers {
+	a, _ := readAnswers()
+	return a
+}
+
+// readAnswers reads the cache file: its records, and its bytes.
+func readAnswers() (*answers, []byte) {
 	a := &answers{}
 	if CacheFile == "" {
-		return a
+		return a, nil
 	}
 	data, err := datafile.ReadFile(CacheFile, 1<<20)
 	if err == nil && json.Unmarshal(data, a) != nil {
 		a.Records = nil // a broken cache is an empty one
 	}
-	return a
+	return a, data
 }
 
 // cached is the cache as read at the start of a Find.
 type cached struct{ records []*record }
 
+// lastRead is the cache file as loadCache last decoded it: a run asks it
+// twice (the interpreter's answer, then the package's listing), and
+// decoding a cache of 21 records (65 KB) takes 1.3 ms, reading it again
+// and comparing tens of microseconds. Its records are never modified
+// (remember decodes its own).
+var lastRead struct {
+	data    []byte
+	records []*record
+}
+
 func loadCache() cached {
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
-	return cached{loadAnswers().Records}
+	if CacheFile != "" && lastRead.data != nil {
+		if data, err := datafile.ReadFile(CacheFile, 1<<20); err == nil && bytes.Equal(data, lastRead.data) {
+			return cached{lastRead.records}
+		}
+	}
+	a, data := readAnswers()
+	lastRead.data, lastRead.records = data, a.Records
+	return cached{a.Records}
 }
 
 // find returns the valid answer to key, if any.
