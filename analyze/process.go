@@ -140,6 +140,9 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 		o := list[i]
 		_, seen := p.Deps[o]
 		seen = seen || p.noDeps
+		if !seen && len(o.Needed) > 0 {
+			p.Deps[o] = make([]Resolution, 0, len(o.Needed)) // each need appends one
+		}
 		for _, need := range o.Needed {
 			dep := p.byName[need]
 			if dep == nil {

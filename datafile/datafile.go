@@ -47,10 +47,23 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, fi.Size(), limit)}
 	}
-	// The file may grow while read: never more than limit+1 bytes.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	// The file may grow while read: never more than limit+1 bytes. The
+	// buffer starts at the size the file has (io.ReadAll would start at
+	// 512 bytes and double, allocating twice the file and copying it).
+	r := io.LimitReader(f, limit+1)
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: grew past the limit of %d bytes while read", ErrTooLarge, limit)}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -410,6 +411,16 @@ type verName struct {
 	shown, hidden *SymVersion
 }
 
+// verTables keeps the tables versions decodes, a few dozen entries per
+// library, for the next library read: the symbols keep the SymVersion
+// values, not the table.
+var verTables = sync.Pool{New: func() any { return new([]verName) }}
+
+func putVerTable(t []verName) {
+	clear(t) // drop the strings and versions it holds
+	verTables.Put(&t)
+}
+
 // sym is the SymVersion of a symbol of this index, hidden or not: nil and
 // hiddenUnversioned for a version of neither name nor library, which
 // debug/elf reads as none.
@@ -459,6 +470,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		if versym, versions, ok = t.versions(vs, str); !ok {
 			return nil, false
 		}
+		defer putVerTable(versions)
 	}
 	n := len(data)/size - 1
 	var out []Symbol
@@ -622,13 +634,14 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 	if !ok {
 		return nil, nil, false
 	}
-	var table []verName
+	table := (*verTables.Get().(*[]verName))[:0]
 	set := func(ndx uint16, name, library string) {
 		if ndx > 0x7fff {
 			return // a symbol's index has 15 bits: never matched
 		}
-		if int(ndx) >= len(table) {
-			table = append(table, make([]verName, int(ndx)+1-len(table))...)
+		if n := len(table); int(ndx) >= n {
+			table = slices.Grow(table, int(ndx)+1-n)[:int(ndx)+1]
+			clear(table[n:])
 		}
 		if !table[ndx].known {
 			table[ndx] = verName{known: true, name: name, library: library}
