@@ -528,7 +528,13 @@ func (p *prefetch) work() {
 		p.queue = p.queue[1:]
 		p.mu.Unlock()
 		if res := p.l.Resolve(n.From, n.Chain, n.Name); res.Object != nil {
-			p.visit(res.Object, append([]*elfobj.Object{n.From}, n.Chain...))
+			// The chain matters for its DT_RPATH only (as chain's in
+			// process.go): nil while no loader has one.
+			var c []*elfobj.Object
+			if n.Chain != nil || len(n.From.Rpath) > 0 {
+				c = append([]*elfobj.Object{n.From}, n.Chain...)
+			}
+			p.visit(res.Object, c)
 		}
 		p.done()
 	}

@@ -153,6 +153,64 @@ func TestTreeNotFound(t *testing.T) {
 	}
 }
 
+// TestTreeInheritedRpathMatchesLdd holds the search's DT_RPATH chain to
+// glibc's loader: a library's DT_RPATH serves the libraries it loads, and
+// theirs, down the chain (libtop -> liba -> libb -> libleaf, found only
+// through libtop's), unless the one searching has a DT_RUNPATH, which
+// turns its loaders' DT_RPATH off (libtop -> librun -> libleaf: not found;
+// ldd, tracing on past the failure, lists libleaf.so twice).
+func TestTreeInheritedRpathMatchesLdd(t *testing.T) {
+	testenv.NeedTools(t, "gcc", "ldd")
+	dir := t.TempDir()
+	sh(t, "-c", "cd "+dir+` && mkdir top deps && cd deps &&
+		echo 'int leaf(void){return 1;}' > leaf.c && gcc -shared -fPIC -o libleaf.so leaf.c &&
+		echo 'int leaf(void); int b(void){return leaf();}' > b.c && gcc -shared -fPIC -o libb.so b.c -Wl,--no-as-needed -L. -lleaf &&
+		echo 'int b(void); int a(void){return b();}' > a.c && gcc -shared -fPIC -o liba.so a.c -Wl,--no-as-needed -L. -lb &&
+		echo 'int leaf(void); int run(void){return leaf();}' > run.c && gcc -shared -fPIC -o librun.so run.c -Wl,--no-as-needed -L. -lleaf -Wl,-rpath,/nonexistent -Wl,--enable-new-dtags &&
+		cd ../top && echo 'int a(void); int run(void); int top(void){return a()+run();}' > top.c &&
+		gcc -shared -fPIC -o libtop.so top.c -Wl,--no-as-needed -L../deps -la -lrun -Wl,-rpath,'$ORIGIN/../deps' -Wl,--disable-new-dtags`)
+	top := filepath.Join(dir, "top", "libtop.so")
+	deps, _ := filepath.EvalSymlinks(filepath.Join(dir, "deps"))
+	out, err := exec.Command("ldd", top).Output()
+	if err != nil {
+		t.Fatalf("ldd: %v", err)
+	}
+	var ldd []string // "name => real path or not found", as ldd lists them
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, rest, ok := strings.Cut(strings.TrimSpace(line), " => "); ok && strings.HasSuffix(name, ".so") {
+			path, _, _ := strings.Cut(rest, " (")
+			ldd = append(ldd, name+" => "+realPath(strings.TrimPrefix(path, "not found")))
+		}
+	}
+	sort.Strings(ldd)
+	wantLdd := []string{"liba.so => " + deps + "/liba.so", "libb.so => " + deps + "/libb.so", "libleaf.so => ",
+		"libleaf.so => " + deps + "/libleaf.so", "librun.so => " + deps + "/librun.so"}
+	if strings.Join(ldd, "\n") != strings.Join(wantLdd, "\n") {
+		t.Fatalf("ldd lists\n%s\nthe scenario wants\n%s", strings.Join(ldd, "\n"), strings.Join(wantLdd, "\n"))
+	}
+	_, js, errs := runCLI(t, "tree", top, "--format", "json", "-q")
+	var r treeReport
+	decodeJSON(t, js, &r)
+	if len(r.Trees) != 1 {
+		t.Fatalf("%d trees (stderr %s)", len(r.Trees), errs)
+	}
+	var got []string // the same, from each needer's own search
+	var walk func(n *treeNode)
+	walk = func(n *treeNode) {
+		for _, c := range n.Needed {
+			if strings.HasSuffix(c.Name, ".so") {
+				got = append(got, c.Name+" => "+realPath(c.Path))
+			}
+			walk(c)
+		}
+	}
+	walk(r.Trees[0])
+	sort.Strings(got)
+	if strings.Join(got, "\n") != strings.Join(wantLdd, "\n") {
+		t.Errorf("etlink tree resolves\n%s\nldd\n%s", strings.Join(got, "\n"), strings.Join(wantLdd, "\n"))
+	}
+}
+
 func decodeJSON(t *testing.T, out string, v any) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(out), v); err != nil {
