@@ -50,6 +50,9 @@ type Options struct {
 	Package bool
 	// Cache is the ld.so.cache file (default /etc/ld.so.cache).
 	Cache string
+	// Index, when set, answers for the closure's libraries that hold none
+	// of the names read for (elfobj.Index).
+	Index *elfobj.Index
 	Log   Log
 }
 
@@ -120,6 +123,7 @@ func Open(opt Options) (*Session, error) {
 		read.Only = ConflictNames(s.Objects)
 	}
 	read.ModuleInit = true // what IsExtension asks of a partial read
+	read.Index = opt.Index
 	wheel := NewSide("wheel", s.Objects)
 	c := <-cacheCh
 	if s.Cache = c.cache; c.err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/etlink/etlink/symset"
 )
 
 // The dynamic reader: what readDynamic gets from debug/elf, read with one
@@ -217,6 +219,8 @@ type dynTables struct {
 	// is the PyInit_ name kept with them (Options.ModuleInit), or "".
 	opt  Options
 	init string
+	// hashes are the names' hashes for Options.Index (nameHashes).
+	hashes []byte
 }
 
 // intern copies a string out of the scratch buffer, once per distinct value.
@@ -326,6 +330,7 @@ func readDynsym(f *elf.File, src *sectionSource, o *Object, opt Options, path st
 		return false, nil
 	}
 	o.Soname, o.Needed, o.Rpath, o.Runpath, o.Symbols = d.soname, d.needed, d.rpath, d.runpath, syms
+	o.nameHashes = t.hashes
 	return true, nil
 }
 
@@ -447,6 +452,9 @@ func (v *verName) sym(t *dynTables, hidden bool) *SymVersion {
 func (t *dynTables) symbols() ([]Symbol, bool) {
 	sec := t.f.SectionByType(elf.SHT_DYNSYM)
 	if sec == nil {
+		if t.opt.Index.indexable(t.opt) {
+			t.hashes = []byte{} // no names: none asked for
+		}
 		return nil, true
 	}
 	if !plain(sec) {
@@ -555,7 +563,44 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		}
 		k++
 	}
+	if t.opt.Index.indexable(t.opt) {
+		t.hashes = t.nameHashes(sec, data, str, size, n)
+	}
 	return out[:k:k], true
+}
+
+// nameHashes returns the GNU hash of the name of each of the n symbols of
+// data (the null symbol left out), its low bit replaced by whether the
+// symbol is defined, as 4 little-endian bytes each: the hash table's own
+// values for the symbols it holds (what ld.so compares a name's hash
+// with), computed from the names for the others.
+func (t *dynTables) nameHashes(sec *elf.Section, data []byte, str string, size, n int) []byte {
+	out := make([]byte, 4*n)
+	h, ok := t.hashTable(sec, n+1)
+	hashed := n // the first symbol (counting from 0 after the null one) the table holds
+	if ok {
+		hashed = int(h.symoff) - 1
+	}
+	shndx := 6 // st_shndx's offset in an entry
+	if size == elf.Sym32Size {
+		shndx = 14
+	}
+	for i := range n {
+		raw := data[(i+1)*size:]
+		var v uint32
+		if i >= hashed {
+			v = h.bo.Uint32(h.chains[(i-hashed)*4:])
+		} else {
+			name, _ := tabStringOK(str, int(t.bo.Uint32(raw))) // st_name leads both classes' entries
+			v = symset.GNUHash(name)
+		}
+		v &^= 1
+		if elf.SectionIndex(t.bo.Uint16(raw[shndx:])) != elf.SHN_UNDEF {
+			v |= 1
+		}
+		binary.LittleEndian.PutUint32(out[4*i:], v)
+	}
+	return out
 }
 
 // kept says whether the symbol named at off in str, a definition or not,

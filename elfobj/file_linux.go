@@ -27,18 +27,19 @@ type fdFile struct {
 	name string
 }
 
-// openRead opens p for reading; it returns the file's size and type.
-func openRead(p string) (readFile, int64, fs.FileMode, error) {
+// openRead opens p for reading; it returns the file's size, type and
+// identity.
+func openRead(p string) (readFile, int64, fs.FileMode, fileID, error) {
 	fd, err := retry(func() (int, error) {
 		return rawOpen(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY)
 	})
 	if err != nil {
-		return nil, 0, 0, &fs.PathError{Op: "open", Path: p, Err: err}
+		return nil, 0, 0, fileID{}, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
 	var st syscall.Stat_t
 	if _, err := retry(func() (int, error) { return rawFstat(fd, &st) }); err != nil {
 		rawClose(fd)
-		return nil, 0, 0, &fs.PathError{Op: "stat", Path: p, Err: err}
+		return nil, 0, 0, fileID{}, &fs.PathError{Op: "stat", Path: p, Err: err}
 	}
 	var mode fs.FileMode
 	switch st.Mode & syscall.S_IFMT {
@@ -54,7 +55,8 @@ func openRead(p string) (readFile, int64, fs.FileMode, error) {
 	default:
 		mode = fs.ModeDevice
 	}
-	return &fdFile{fd, p}, st.Size, mode, nil
+	id := fileID{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	return &fdFile{fd, p}, st.Size, mode, id, nil
 }
 
 // ReadAt reads len(b) bytes at off, as io.ReaderAt: short only at the end

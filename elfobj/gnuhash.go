@@ -26,35 +26,6 @@ import (
 // table order. ok is false when there is no GNU hash table for dynsym or
 // it is not one ld.so would read as the linkers write it.
 func (t *dynTables) hashPicks(dynsym *elf.Section, nsyms int) (unhashed int, found []int, ok bool) {
-	var gh *elf.Section
-	for _, s := range t.f.Sections {
-		if s.Type == elf.SHT_GNU_HASH && int(s.Link) < len(t.f.Sections) && t.f.Sections[s.Link] == dynsym {
-			gh = s
-			break
-		}
-	}
-	if gh == nil || !plain(gh) {
-		return 0, nil, false
-	}
-	b, ok := t.src.bytes(gh)
-	if !ok || len(b) < 16 {
-		return 0, nil, false
-	}
-	bo := t.bo
-	nb, symoff, nwords, shift := bo.Uint32(b), bo.Uint32(b[4:]), bo.Uint32(b[8:]), bo.Uint32(b[12:])
-	word := uint64(4)
-	if t.f.Class == elf.ELFCLASS64 {
-		word = 8
-	}
-	bits := uint32(word * 8)
-	if nb == 0 || nwords == 0 || nwords&(nwords-1) != 0 || symoff == 0 || uint64(symoff) > uint64(nsyms) {
-		return 0, nil, false
-	}
-	bloomEnd := 16 + uint64(nwords)*word
-	bucketsEnd := bloomEnd + uint64(nb)*4
-	if bucketsEnd+uint64(nsyms-int(symoff))*4 > uint64(len(b)) {
-		return 0, nil, false
-	}
 	names, defs := t.opt.Only.GNUHashes(), []uint32(nil)
 	if t.opt.OnlyDefs != nil {
 		if t.opt.OnlyDefs.HasPrefixes() {
@@ -62,12 +33,11 @@ func (t *dynTables) hashPicks(dynsym *elf.Section, nsyms int) (unhashed int, fou
 		}
 		defs = t.opt.OnlyDefs.GNUHashes()
 	}
-	if nsyms-int(symoff) < 2*(len(names)+len(defs)) {
+	h, ok := t.hashTable(dynsym, nsyms)
+	if !ok || nsyms-int(h.symoff) < 2*(len(names)+len(defs)) {
 		// Testing a few symbols costs less than looking many names up.
 		return 0, nil, false
 	}
-	h := hashTable{bo: bo, word: word, bits: bits, nwords: nwords, shift: shift, nb: nb, symoff: symoff, n: uint32(nsyms),
-		bloom: b[16:bloomEnd], buckets: b[bloomEnd:bucketsEnd], chains: b[bucketsEnd:]}
 	for _, set := range [][]uint32{names, defs} {
 		for _, hash := range set {
 			if found, ok = h.lookup(hash, found); !ok {
@@ -81,7 +51,43 @@ func (t *dynTables) hashPicks(dynsym *elf.Section, nsyms int) (unhashed int, fou
 		}
 	}
 	slices.Sort(found)
-	return int(symoff) - 1, slices.Compact(found), true
+	return int(h.symoff) - 1, slices.Compact(found), true
+}
+
+// hashTable reads the GNU hash table of the dynamic symbol table dynsym
+// (nsyms entries, the null symbol included); ok is false when there is
+// none or it is not one ld.so would read as the linkers write it.
+func (t *dynTables) hashTable(dynsym *elf.Section, nsyms int) (hashTable, bool) {
+	var gh *elf.Section
+	for _, s := range t.f.Sections {
+		if s.Type == elf.SHT_GNU_HASH && int(s.Link) < len(t.f.Sections) && t.f.Sections[s.Link] == dynsym {
+			gh = s
+			break
+		}
+	}
+	if gh == nil || !plain(gh) {
+		return hashTable{}, false
+	}
+	b, ok := t.src.bytes(gh)
+	if !ok || len(b) < 16 {
+		return hashTable{}, false
+	}
+	bo := t.bo
+	nb, symoff, nwords, shift := bo.Uint32(b), bo.Uint32(b[4:]), bo.Uint32(b[8:]), bo.Uint32(b[12:])
+	word := uint64(4)
+	if t.f.Class == elf.ELFCLASS64 {
+		word = 8
+	}
+	if nb == 0 || nwords == 0 || nwords&(nwords-1) != 0 || symoff == 0 || uint64(symoff) > uint64(nsyms) {
+		return hashTable{}, false
+	}
+	bloomEnd := 16 + uint64(nwords)*word
+	bucketsEnd := bloomEnd + uint64(nb)*4
+	if bucketsEnd+uint64(nsyms-int(symoff))*4 > uint64(len(b)) {
+		return hashTable{}, false
+	}
+	return hashTable{bo: bo, word: word, bits: uint32(word * 8), nwords: nwords, shift: shift, nb: nb, symoff: symoff, n: uint32(nsyms),
+		bloom: b[16:bloomEnd], buckets: b[bloomEnd:bucketsEnd], chains: b[bucketsEnd:]}, true
 }
 
 // hashTable is a GNU hash table read: its header's numbers and its arrays.

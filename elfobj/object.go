@@ -56,6 +56,9 @@ type Object struct {
 	// Initializers are the static initializers and what they call; read
 	// only when Options.Initializers asks for them.
 	Initializers []Initializer `json:"initializers,omitempty"`
+	// nameHashes are the GNU hashes of the dynamic symbols' names, read for
+	// Options.Index; OpenFile hands them to the index and drops them.
+	nameHashes []byte
 }
 
 // Initializer is one static initializer: an .init_array or .ctors entry of

@@ -49,6 +49,9 @@ type Options struct {
 	// ModuleInit, with Only, also keeps each file's PyInit_ function
 	// (ModuleInit): the one Python calls to import it.
 	ModuleInit bool
+	// Index, with Only, answers for the libraries OpenFile reads that it
+	// knows hold none of the names asked for, and learns the others.
+	Index *Index
 }
 
 // keeps says whether a symbol of this name, a definition or not, is kept
@@ -394,14 +397,29 @@ func (h headFile) Close() error {
 
 // openHead opens a regular file and reads its head.
 func openHead(p string) (headFile, int64, error) {
-	f, size, mode, err := openRead(p)
+	f, size, _, err := openRegular(p)
 	if err != nil {
-		return headFile{}, 0, ioError(p, err)
+		return headFile{}, 0, err
+	}
+	return readHead(p, f, size)
+}
+
+// openRegular opens a regular file; it returns its size and identity.
+func openRegular(p string) (readFile, int64, fileID, error) {
+	f, size, mode, id, err := openRead(p)
+	if err != nil {
+		return nil, 0, id, ioError(p, err)
 	}
 	if !mode.IsRegular() {
 		f.Close()
-		return headFile{}, 0, ioError(p, fmt.Errorf("not a regular file but %s", datafile.Kind(mode)))
+		return nil, 0, id, ioError(p, fmt.Errorf("not a regular file but %s", datafile.Kind(mode)))
 	}
+	return f, size, id, nil
+}
+
+// readHead reads the head of f, the file p of size bytes; f is closed on
+// an error.
+func readHead(p string, f readFile, size int64) (headFile, int64, error) {
 	buf := headBufs.Get().(*[headSize]byte)
 	n, err := f.ReadAt(buf[:min(size, headSize)], 0)
 	if err != nil && err != io.EOF {
@@ -462,7 +480,25 @@ func parseMember(name string, m Member, r io.ReaderAt, opt Options) (*Object, er
 //
 // real is the file after symlinks when the caller knows it ("": resolved here).
 func OpenFile(path, real string, opt Options) (*Object, error) {
-	f, size, err := openHead(path)
+	file, size, id, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	indexed := opt.Index.indexable(opt)
+	if indexed && real == "" {
+		real = realPath(path)
+	}
+	if indexed {
+		o, known := opt.Index.lookup(path, real, id, opt)
+		if o != nil {
+			file.Close()
+			return o, nil
+		}
+		if known {
+			opt.Index, indexed = nil, false // a read for its names only
+		}
+	}
+	f, size, err := readHead(path, file, size)
 	if err != nil {
 		return nil, err
 	}
@@ -477,6 +513,10 @@ func OpenFile(path, real string, opt Options) (*Object, error) {
 	if o.Real = real; real == "" {
 		o.Real = realPath(path)
 	}
+	if indexed {
+		opt.Index.store(real, id, o, o.nameHashes)
+	}
+	o.nameHashes = nil
 	return o, nil
 }
 

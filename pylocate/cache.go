@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/internal/cachedir"
 )
 
 // CacheFile is where Find remembers interpreters' answers between runs
@@ -34,25 +35,7 @@ import (
 // working directory or a parent, and pyenv's version file (what a pyenv
 // shim reads to choose the interpreter it runs). A witness that changed
 // means the interpreter is asked again.
-var CacheFile = defaultCacheFile()
-
-func defaultCacheFile() string {
-	dir := os.Getenv("ETLINK_CACHE_DIR")
-	switch {
-	case dir == "off":
-		return ""
-	case dir != "":
-	case os.Getenv("XDG_CACHE_HOME") != "":
-		dir = filepath.Join(os.Getenv("XDG_CACHE_HOME"), "etlink")
-	default:
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".cache", "etlink")
-	}
-	return filepath.Join(dir, "pylocate.json")
-}
+var CacheFile = cachedir.File("pylocate.json")
 
 // keyEnv are the environment variables an interpreter's answer (or a
 // shim's choice of interpreter) may depend on, beside every PYTHON*.

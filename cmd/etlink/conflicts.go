@@ -4,7 +4,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/cachedir"
 	"github.com/etlink/etlink/rules"
 )
 
@@ -85,6 +87,8 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		return nil, nil, false
 	}
 	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log = paths, pf.with, pf.pythons(), order, a
+	a.index = elfobj.OpenIndex(cachedir.File("symindex"))
+	opt.Index = a.index
 	s, err := analyze.Open(opt)
 	if err != nil {
 		a.errorf("%v", err)

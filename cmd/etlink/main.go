@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/report"
 )
 
@@ -41,6 +42,9 @@ type app struct {
 	stdout, stderr io.Writer
 	quiet          bool
 	inputErrors    int
+	// index is the library index conflicts and check read closures with,
+	// written back after the report.
+	index *elfobj.Index
 }
 
 func main() {

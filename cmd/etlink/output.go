@@ -187,6 +187,7 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 		a.errorf("writing report: %v", err)
 		return exitError
 	}
+	a.index.Save() // after the report: what it learnt serves the next run
 	switch {
 	case a.inputErrors > 0:
 		return exitError

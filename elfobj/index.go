@@ -1,0 +1,357 @@
+package elfobj
+
+import (
+	"bytes"
+	"cmp"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/symset"
+)
+
+// Index remembers, between runs, what a read with Options.Only asks of a
+// shared library that holds none of the names asked for: its header, its
+// dynamic section's strings, and the GNU hash of the name of every symbol
+// of its dynamic table. A conflict check reads a closure of hundreds of
+// system libraries for a few thousand names, most of which hold none of
+// them (in torch's closure, 250 of 292): with the index, such a library
+// is opened and inspected (fstat), not read. A library that may hold a
+// name asked for is read as without the index.
+//
+// An entry answers only for the file it was made from: same device, inode,
+// size, modification and change times (a change time no user can set); an
+// entry is not made for a file changed in the last racyWindow, whose next
+// change could keep its time stamps (as git's "racy" index entries). The
+// hashes are only a filter: two names with one hash make a library read,
+// never a name missed.
+type Index struct {
+	path    string
+	loaded  chan struct{} // closed once the file has been read
+	mu      sync.Mutex
+	entries map[string]*indexEntry // by the library's real path
+	changed bool
+	// query is the last set of names asked, as sorted hashes and a bitmap
+	// of their top bits: a closure is read for one set.
+	query indexQuery
+}
+
+// fileID identifies one version of a file.
+type fileID struct {
+	dev, ino           uint64
+	size, mtime, ctime int64
+}
+
+type indexEntry struct {
+	id                     fileID
+	class, data, typ       uint8
+	machine                uint16
+	executable             bool
+	soname                 string
+	needed, rpath, runpath []string
+	hashes                 []byte // GNU hash of each symbol's name, its low bit set for a definition, 4 bytes little-endian each
+	used                   bool   // asked this run: kept first when the file is trimmed
+}
+
+type indexQuery struct {
+	only, defs *symset.Set
+	// names are the hashes of Only's names, asked of every symbol;
+	// defNames those of OnlyDefs', asked of definitions only.
+	names, defNames hashSet
+}
+
+// hashSet is a set of name hashes: sorted, and a bitmap of their top 16
+// bits that rules out most others at one load.
+type hashSet struct {
+	sorted []uint32
+	bitmap *[1 << 10]uint64
+}
+
+func newHashSet(set *symset.Set) hashSet {
+	hs := hashSet{bitmap: new([1 << 10]uint64)}
+	if set != nil {
+		for _, h := range set.GNUHashes() {
+			h &^= 1
+			hs.sorted = append(hs.sorted, h)
+			hs.bitmap[h>>22] |= 1 << (h >> 16 & 63)
+		}
+	}
+	slices.Sort(hs.sorted)
+	return hs
+}
+
+func (hs *hashSet) has(h uint32) bool {
+	if hs.bitmap[h>>22]&(1<<(h>>16&63)) == 0 {
+		return false
+	}
+	_, ok := slices.BinarySearch(hs.sorted, h)
+	return ok
+}
+
+const (
+	indexMagic = "etlink symbol index 1\n" // then the entry count, the entries, a CRC-32C of all before it
+	// indexMax bounds the file (about a dozen closures the size of torch's).
+	indexMax   = 64 << 20
+	racyWindow = 2 * time.Second
+)
+
+// OpenIndex starts reading the index kept at path ("" for an index kept
+// only in memory), while the caller reads what comes before the closure;
+// its first use waits for it. A missing, unreadable or damaged file is an
+// empty index: the libraries are read, and Save writes a good one.
+func OpenIndex(path string) *Index {
+	x := &Index{path: path, entries: map[string]*indexEntry{}, loaded: make(chan struct{})}
+	go func() {
+		defer close(x.loaded)
+		if path == "" {
+			return
+		}
+		if data, err := datafile.ReadFile(path, indexMax); err == nil {
+			if entries, ok := decodeIndex(data); ok {
+				x.entries = entries
+			}
+		}
+	}()
+	return x
+}
+
+// Save writes the index back when this run added to it, atomically (a
+// reader sees the old file or the new one): the entries this run used,
+// then the others while the file stays under indexMax. A file that cannot
+// be written is no error: the next run reads the libraries again.
+func (x *Index) Save() {
+	if x == nil || x.path == "" {
+		return
+	}
+	<-x.loaded
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.changed {
+		return
+	}
+	keys := make([]string, 0, len(x.entries))
+	for k := range x.entries {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if ua, ub := x.entries[a].used, x.entries[b].used; ua != ub {
+			if ua {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a, b)
+	})
+	data := encodeIndex(x.entries, keys)
+	if err := os.MkdirAll(filepath.Dir(x.path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(x.path), ".symindex-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), x.path) != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	x.changed = false
+}
+
+// indexable says whether a read with opt may be answered by the index:
+// names asked (Only), none by prefix, nothing but the dynamic symbols.
+func (x *Index) indexable(opt Options) bool {
+	return x != nil && opt.Only != nil && !opt.Only.HasPrefixes() && !opt.OnlyDefs.HasPrefixes() &&
+		!opt.References && !opt.Initializers
+}
+
+// lookup returns the Object a read of the file real (identified by id,
+// named path) with opt would give, when the index knows the file and
+// holds none of the names opt asks for; nil otherwise, and whether the
+// index knows the file (a read then has nothing to teach it).
+func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, bool) {
+	if !x.indexable(opt) || id.ino == 0 {
+		return nil, false
+	}
+	<-x.loaded
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	e := x.entries[real]
+	if e == nil || e.id != id {
+		return nil, false
+	}
+	e.used = true
+	q := x.queryFor(opt)
+	name := opt.initName(path)
+	init := symset.GNUHash(name) &^ 1
+	for i := 0; i+4 <= len(e.hashes); i += 4 {
+		v := binary.LittleEndian.Uint32(e.hashes[i:])
+		h := v &^ 1 // the low bit says the symbol is defined
+		if h == init && name != "" || q.names.has(h) || v&1 != 0 && q.defNames.has(h) {
+			return nil, true // may hold a name asked for: read it
+		}
+	}
+	o := &Object{Path: path, Dir: filepath.Dir(path), Real: real, Class: elf.Class(e.class), Data: elf.Data(e.data),
+		Machine: elf.Machine(e.machine), Type: elf.Type(e.typ), Executable: e.executable, Soname: e.soname,
+		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Partial: true}
+	return o, true
+}
+
+// queryFor returns the hashes of the names opt asks for. x.mu is held.
+func (x *Index) queryFor(opt Options) *indexQuery {
+	q := &x.query
+	if q.names.bitmap == nil || q.only != opt.Only || q.defs != opt.OnlyDefs {
+		*q = indexQuery{only: opt.Only, defs: opt.OnlyDefs, names: newHashSet(opt.Only), defNames: newHashSet(opt.OnlyDefs)}
+	}
+	return q
+}
+
+// store remembers o, read in full from the file real (identified by id)
+// with hashes its names' GNU hashes, unless the file changed too recently
+// to tell a later change from this version.
+func (x *Index) store(real string, id fileID, o *Object, hashes []byte) {
+	if x == nil || id.ino == 0 || hashes == nil {
+		return
+	}
+	racy := indexNow().Add(-racyWindow).UnixNano()
+	if id.mtime > racy || id.ctime > racy {
+		return
+	}
+	<-x.loaded
+	e := &indexEntry{id: id, class: uint8(o.Class), data: uint8(o.Data), typ: uint8(o.Type), machine: uint16(o.Machine),
+		executable: o.Executable, soname: o.Soname, needed: o.Needed, rpath: o.Rpath, runpath: o.Runpath,
+		hashes: hashes, used: true}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.entries[real] = e
+	x.changed = true
+}
+
+// encodeIndex writes the entries of keys, in that order, while the file
+// stays under indexMax.
+func encodeIndex(entries map[string]*indexEntry, keys []string) []byte {
+	out := []byte(indexMagic)
+	var n uint32
+	out = binary.LittleEndian.AppendUint32(out, 0) // the count, set below
+	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	for _, k := range keys {
+		e := entries[k]
+		b := str(nil, k)
+		for _, v := range []uint64{e.id.dev, e.id.ino, uint64(e.id.size), uint64(e.id.mtime), uint64(e.id.ctime)} {
+			b = binary.LittleEndian.AppendUint64(b, v)
+		}
+		exe := byte(0)
+		if e.executable {
+			exe = 1
+		}
+		b = append(b, e.class, e.data, e.typ, exe)
+		b = binary.LittleEndian.AppendUint16(b, e.machine)
+		b = str(b, e.soname)
+		for _, list := range [][]string{e.needed, e.rpath, e.runpath} {
+			b = binary.AppendUvarint(b, uint64(len(list)))
+			for _, s := range list {
+				b = str(b, s)
+			}
+		}
+		b = binary.AppendUvarint(b, uint64(len(e.hashes)/4))
+		b = append(b, e.hashes...)
+		if len(out)+len(b) > indexMax {
+			break
+		}
+		out = append(out, b...)
+		n++
+	}
+	binary.LittleEndian.PutUint32(out[len(indexMagic):], n)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+}
+
+// castagnoli is the CRC-32C table: a damaged file (a flipped bit in a
+// hash would hide a name) is read as no index.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var errIndex = errors.New("damaged index")
+
+// indexNow is the clock the racy rule reads (tests move it on).
+var indexNow = time.Now
+
+// decodeIndex reads what encodeIndex wrote; ok is false for anything else.
+// The hashes stay slices of data.
+func decodeIndex(data []byte) (entries map[string]*indexEntry, ok bool) {
+	if !bytes.HasPrefix(data, []byte(indexMagic)) || len(data) < len(indexMagic)+8 {
+		return nil, false
+	}
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
+		return nil, false
+	}
+	d := indexDecoder{b: body[len(indexMagic)+4:]}
+	n := binary.LittleEndian.Uint32(data[len(indexMagic):])
+	entries = make(map[string]*indexEntry, min(n, 1<<16))
+	for range n {
+		k := d.str()
+		e := &indexEntry{}
+		e.id = fileID{d.u64(), d.u64(), int64(d.u64()), int64(d.u64()), int64(d.u64())}
+		h := d.take(6)
+		if h != nil {
+			e.class, e.data, e.typ, e.executable = h[0], h[1], h[2], h[3] == 1
+			e.machine = binary.LittleEndian.Uint16(h[4:])
+		}
+		e.soname = d.str()
+		for _, list := range []*[]string{&e.needed, &e.rpath, &e.runpath} {
+			for range d.count(1) {
+				*list = append(*list, d.str())
+			}
+		}
+		e.hashes = d.take(4 * d.count(4))
+		if d.err != nil {
+			return nil, false
+		}
+		entries[k] = e
+	}
+	return entries, d.err == nil && len(d.b) == 0
+}
+
+// indexDecoder reads the index's fields; past its end (a damaged file)
+// every field is zero and err is set.
+type indexDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *indexDecoder) take(n int) []byte {
+	if d.err != nil || n < 0 || n > len(d.b) {
+		d.err = errIndex
+		return nil
+	}
+	b := d.b[:n:n]
+	d.b = d.b[n:]
+	return b
+}
+
+func (d *indexDecoder) u64() uint64 {
+	if b := d.take(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+// count reads a count of items of at least size bytes each: never more
+// than the bytes left could hold.
+func (d *indexDecoder) count(size int) int {
+	v, n := binary.Uvarint(d.b)
+	if d.err != nil || n <= 0 || v > uint64(len(d.b)-n)/uint64(size) {
+		d.err = errIndex
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *indexDecoder) str() string { return string(d.take(d.count(1))) }

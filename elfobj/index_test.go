@@ -1,0 +1,294 @@
+package elfobj
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/etlink/etlink/internal/testenv"
+	"github.com/etlink/etlink/symset"
+)
+
+// ageIndexClock makes the racy rule see every file as old: the fixtures
+// are made by the test itself, moments ago.
+func ageIndexClock(t *testing.T) {
+	indexNow = func() time.Time { return time.Now().Add(time.Hour) }
+	t.Cleanup(func() { indexNow = time.Now })
+}
+
+// TestIndexAnswersAsTheRead holds the index to the read it stands for: for
+// hashLib linked by every linker (64 and 32 bits) and every library of the
+// system's library directory, a read with the index, once it has learnt
+// the file, gives the same Object as a read without it, for names the
+// library holds (defined and undefined: it is read), names it does not
+// (answered from the index), definitions of a name it defines (read) and
+// of one it only refers to (answered), and a PyInit_ name; and each case
+// occurred for most libraries.
+func TestIndexAnswersAsTheRead(t *testing.T) {
+	ageIndexClock(t)
+	files := linkHashLib(t)
+	system, _ := filepath.Glob(filepath.Join(systemLibDir, "*.so*"))
+	if len(system) == 0 {
+		testenv.Missing(t, "%s/*.so*", systemLibDir)
+	}
+	seen := map[string]bool{}
+	for _, p := range system {
+		if real, err := filepath.EvalSymlinks(p); err == nil && !seen[real] && IsELFFile(real) {
+			seen[real] = true
+			files = append(files, real)
+		}
+	}
+	absent := &symset.Set{}
+	absent.Add("etlink_no_such_symbol")
+	absent.Add("_ZN10executorch7runtime16register_backendERKNS0_7BackendE")
+	x := OpenIndex("")
+	answered, read, answeredRefs := 0, 0, 0
+	for _, path := range files {
+		full, err := OpenFile(path, "", Options{})
+		if err != nil || full.Type != elf.ET_DYN {
+			continue
+		}
+		held := &symset.Set{}
+		for i, s := range full.Symbols {
+			if i%7 == 0 {
+				held.Add(s.Name)
+			}
+		}
+		// Definitions asked for: one the library has, and one name it only
+		// refers to (answered from the index: it defines none).
+		defined, referred := &symset.Set{}, &symset.Set{}
+		for _, s := range full.Symbols {
+			if s.Defined() && defined.Len() == 0 {
+				defined.Add(s.Name)
+			}
+			if !s.Defined() && s.Name != "" && referred.Len() == 0 {
+				referred.Add(s.Name)
+			}
+		}
+		for _, opt := range []Options{
+			{Only: absent},
+			{Only: held},
+			{Only: absent, OnlyDefs: defined},
+			{Only: absent, OnlyDefs: referred},
+			{Only: absent, ModuleInit: true},
+		} {
+			want, werr := OpenFile(path, "", opt)
+			opt.Index = x
+			OpenFile(path, "", opt) // learns the file (or knows it)
+			got, gerr := OpenFile(path, "", opt)
+			if (werr != nil) != (gerr != nil) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %+v: with the index %+v, %v; read %+v, %v", path, opt, got, gerr, want, werr)
+			}
+			switch o, known := x.lookup(path, realPath(path), fileIDOf(t, path), opt); {
+			case !known:
+				t.Errorf("%s: not learnt", path)
+			case o != nil:
+				answered++
+				if opt.OnlyDefs == referred && referred.Len() > 0 {
+					answeredRefs++
+				}
+			case opt.Only == held && len(want.Symbols) > 0:
+				read++ // it holds names asked for: read
+			}
+		}
+	}
+	if answered < 100 || read < 100 || answeredRefs < 100 {
+		t.Errorf("the index answered %d reads (%d asking definitions of names only referred to) and passed %d on: each must be tested", answered, answeredRefs, read)
+	}
+	t.Logf("%d reads answered from the index, %d passed on to the file", answered, read)
+}
+
+func fileIDOf(t *testing.T, path string) fileID {
+	t.Helper()
+	f, _, id, err := openRegular(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return id
+}
+
+// TestIndexSeesChanges: a library replaced (another inode), rewritten in
+// place (another change time) or changed too recently to tell (racy) is
+// read, not answered for from what the index knew: after each change the
+// library defines the name asked for, and the read must find it.
+func TestIndexSeesChanges(t *testing.T) {
+	libs := linkHashLib(t)
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib.so")
+	other := libs[0] // defines fn10
+	var plain []byte
+	for _, l := range libs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("fn10")) {
+			t.Fatalf("%s: no fn10", l)
+		}
+	}
+	// A library without fn10: the system's libm is one.
+	m, err := filepath.EvalSymlinks(filepath.Join(systemLibDir, "libm.so.6"))
+	if err != nil {
+		testenv.Missing(t, "libm.so.6")
+		return
+	}
+	if plain, err = os.ReadFile(m); err != nil {
+		t.Fatal(err)
+	}
+	names := &symset.Set{}
+	names.Add("fn10")
+	write := func(b []byte) {
+		t.Helper()
+		if err := os.WriteFile(lib, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	has := func(x *Index) bool {
+		t.Helper()
+		o, err := OpenFile(lib, "", Options{Only: names, Index: x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(o.Symbols) > 0
+	}
+	withFn10, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Racy: learnt moments after a change, the file is not remembered.
+	write(plain)
+	x := OpenIndex("")
+	has(x)
+	if _, known := x.lookup(lib, realPath(lib), fileIDOf(t, lib), Options{Only: names}); known {
+		t.Error("a file changed a moment ago was remembered")
+	}
+
+	ageIndexClock(t)
+	for _, change := range []struct {
+		name string
+		do   func()
+	}{
+		{"rewritten in place", func() { write(withFn10) }},
+		{"replaced by another file", func() {
+			tmp := lib + ".new"
+			if err := os.WriteFile(tmp, withFn10, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, lib); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		write(plain)
+		x := OpenIndex("")
+		if has(x) || has(x) {
+			t.Fatalf("%s: libm holds fn10", change.name)
+		}
+		if _, known := x.lookup(lib, realPath(lib), fileIDOf(t, lib), Options{Only: names}); !known {
+			t.Fatalf("%s: not learnt", change.name)
+		}
+		change.do()
+		if !has(x) {
+			t.Errorf("%s: the index answered for the old file", change.name)
+		}
+	}
+}
+
+// TestIndexFile: what Save writes, OpenIndex reads back, and answers from
+// it; a file cut short, with a flipped bit, of another format or absent is
+// an empty index (libraries are read), and Save writes it anew.
+func TestIndexFile(t *testing.T) {
+	ageIndexClock(t)
+	m, err := filepath.EvalSymlinks(filepath.Join(systemLibDir, "libm.so.6"))
+	if err != nil {
+		testenv.Missing(t, "libm.so.6")
+		return
+	}
+	names := &symset.Set{}
+	names.Add("etlink_no_such_symbol")
+	opt := Options{Only: names}
+	path := filepath.Join(t.TempDir(), "cache", "symindex")
+	x := OpenIndex(path)
+	opt.Index = x
+	want, err := OpenFile(m, "", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Save()
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := func(x *Index) bool {
+		_, k := x.lookup(m, realPath(m), fileIDOf(t, m), opt)
+		return k
+	}
+	y := OpenIndex(path)
+	if !known(y) {
+		t.Fatal("the saved index does not know libm")
+	}
+	opt.Index = y
+	if got, err := OpenFile(m, "", opt); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("from the saved index: %+v, %v; want %+v", got, err, want)
+	}
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)/2] ^= 0x10
+	for name, data := range map[string][]byte{
+		"cut short":      good[:len(good)-9],
+		"a bit flipped":  flipped,
+		"another format": append([]byte("etlink symbol index 0\n"), good[len(indexMagic):]...),
+		"empty":          {},
+	} {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		z := OpenIndex(path)
+		if known(z) {
+			t.Errorf("%s: the damaged index was used", name)
+		}
+		opt.Index = z
+		if got, err := OpenFile(m, "", opt); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %+v, %v; want %+v", name, got, err, want)
+		}
+		z.Save()
+		if again, err := os.ReadFile(path); err != nil || !bytes.Equal(again, good) {
+			t.Errorf("%s: not written anew (%v)", name, err)
+		}
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if z := OpenIndex(path); known(z) {
+		t.Error("an absent index knows libm")
+	}
+}
+
+// FuzzDecodeIndex: no input makes decoding panic, allocate past the
+// input's size, or accept bytes that are not a written index.
+func FuzzDecodeIndex(f *testing.F) {
+	e := &indexEntry{soname: "libx.so.1", needed: []string{"libc.so.6"}, runpath: []string{"$ORIGIN"}, hashes: []byte{2, 0, 0, 0, 4, 0, 0, 0}}
+	f.Add(encodeIndex(map[string]*indexEntry{"/lib/libx.so.1": e}, []string{"/lib/libx.so.1"}))
+	f.Add([]byte(indexMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, ok := decodeIndex(data)
+		if !ok {
+			return
+		}
+		keys := make([]string, 0, len(entries))
+		for k := range entries {
+			keys = append(keys, k)
+		}
+		if len(keys) > 1 {
+			return // the order of a re-encoding is the map's
+		}
+		if again := encodeIndex(entries, keys); !bytes.Equal(again, data) {
+			t.Errorf("decoded %q, which encodes as %q", data, again)
+		}
+	})
+}
