@@ -172,6 +172,27 @@ func (x *Index) indexable(opt Options) bool {
 		!opt.References && !opt.Initializers
 }
 
+// consult answers a read of the file real (identified by id, named path)
+// with opt when the index can: the Object, or nil and the options to read
+// the file with (without the index when it knows the file: the read has
+// nothing to teach it).
+func (x *Index) consult(path, real string, id fileID, opt Options) (*Object, Options) {
+	o, known := x.lookup(path, real, id, opt)
+	if known {
+		opt.Index = nil
+	}
+	return o, opt
+}
+
+// learn remembers o, just read with the index in its options (o.Real
+// identified by id), and drops the hashes read for it.
+func (x *Index) learn(id fileID, o *Object) {
+	if o.nameHashes != nil {
+		x.store(o.Real, id, o, o.nameHashes)
+		o.nameHashes = nil
+	}
+}
+
 // lookup returns the Object a read of the file real (identified by id,
 // named path) with opt would give, when the index knows the file and
 // holds none of the names opt asks for; nil otherwise, and whether the

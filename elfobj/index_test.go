@@ -23,7 +23,8 @@ func ageIndexClock(t *testing.T) {
 // TestIndexAnswersAsTheRead holds the index to the read it stands for: for
 // hashLib linked by every linker (64 and 32 bits) and every library of the
 // system's library directory, a read with the index, once it has learnt
-// the file, gives the same Object as a read without it, for names the
+// the file, gives the same Object as a read without it (through OpenFile,
+// as the loader's search reads, and Open, as inputs are), for names the
 // library holds (defined and undefined: it is read), names it does not
 // (answered from the index), definitions of a name it defines (read) and
 // of one it only refers to (answered), and a PyInit_ name; and each case
@@ -77,11 +78,16 @@ func TestIndexAnswersAsTheRead(t *testing.T) {
 			{Only: absent, ModuleInit: true},
 		} {
 			want, werr := OpenFile(path, "", opt)
+			wantOpen, _ := Open([]string{path}, opt)
 			opt.Index = x
 			OpenFile(path, "", opt) // learns the file (or knows it)
 			got, gerr := OpenFile(path, "", opt)
 			if (werr != nil) != (gerr != nil) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s, %+v: with the index %+v, %v; read %+v, %v", path, opt, got, gerr, want, werr)
+			}
+			// Open (an input named, not a library searched for) asks it too.
+			if gotOpen, _ := Open([]string{path}, opt); !reflect.DeepEqual(gotOpen, wantOpen) {
+				t.Fatalf("%s, %+v: Open with the index %+v; read %+v", path, opt, gotOpen, wantOpen)
 			}
 			switch o, known := x.lookup(path, realPath(path), fileIDOf(t, path), opt); {
 			case !known:

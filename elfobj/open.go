@@ -334,7 +334,16 @@ func readInput(in input, opt Options) (res result) {
 			res = result{errs: []error{errorf(in.path, "internal error reading the file: %v", p)}}
 		}
 	}()
-	f, size, err := openHead(in.path)
+	file, size, id, err := openRegular(in.path)
+	if err != nil {
+		return result{errs: []error{err}}
+	}
+	o, opt := opt.Index.consult(in.path, in.real, id, opt)
+	if o != nil {
+		file.Close()
+		return result{objs: []*Object{o}}
+	}
+	f, size, err := readHead(in.path, file, size)
 	if err != nil {
 		return result{errs: []error{err}}
 	}
@@ -347,6 +356,7 @@ func readInput(in input, opt Options) (res result) {
 			return result{errs: []error{err}}
 		}
 		o.Real = in.real
+		opt.Index.learn(id, o)
 		return result{objs: []*Object{o}}
 	case IsArchive(head):
 		a, err := ReadArchive(in.path, f, size)
@@ -484,19 +494,13 @@ func OpenFile(path, real string, opt Options) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	indexed := opt.Index.indexable(opt)
-	if indexed && real == "" {
+	if real == "" && opt.Index.indexable(opt) {
 		real = realPath(path)
 	}
-	if indexed {
-		o, known := opt.Index.lookup(path, real, id, opt)
-		if o != nil {
-			file.Close()
-			return o, nil
-		}
-		if known {
-			opt.Index, indexed = nil, false // a read for its names only
-		}
+	o, opt := opt.Index.consult(path, real, id, opt)
+	if o != nil {
+		file.Close()
+		return o, nil
 	}
 	f, size, err := readHead(path, file, size)
 	if err != nil {
@@ -506,17 +510,14 @@ func OpenFile(path, real string, opt Options) (*Object, error) {
 	if !IsELF(f.head) {
 		return nil, errorf(path, "not an ELF file")
 	}
-	o, err := Parse(path, filepath.Dir(path), f.headReader, size, opt)
+	o, err = Parse(path, filepath.Dir(path), f.headReader, size, opt)
 	if err != nil {
 		return nil, err
 	}
 	if o.Real = real; real == "" {
 		o.Real = realPath(path)
 	}
-	if indexed {
-		opt.Index.store(real, id, o, o.nameHashes)
-	}
-	o.nameHashes = nil
+	opt.Index.learn(id, o)
 	return o, nil
 }
 
