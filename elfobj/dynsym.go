@@ -39,9 +39,11 @@ type sectionSource struct {
 	size    uint64
 	scratch []byte   // the buffer being filled
 	held    [][]byte // earlier buffers, still under slices handed out
-	// span holds the image's bytes from spanOff, read at once by reserve.
+	// span holds the image's bytes from spanOff, read at once by reserve,
+	// or the whole image mapped (mapFile).
 	span    []byte
 	spanOff uint64
+	mapped  bool
 	// hdr is what lightFile decoded the headers into, nil until then.
 	hdr *headerArrays
 }
@@ -65,6 +67,10 @@ func (src *sectionSource) close() {
 		putScratch(b)
 	}
 	src.scratch, src.held = nil, nil
+	if src.mapped {
+		unmap(src.span)
+		src.span, src.mapped = nil, false
+	}
 	if src.hdr != nil {
 		headerPool.Put(src.hdr)
 		src.hdr = nil
@@ -315,7 +321,9 @@ func tabString(tab string, start int) string {
 // would read it as a symbol without a name.
 func readDynsym(f *elf.File, src *sectionSource, o *Object, opt Options, path string) (bool, error) {
 	t := &dynTables{f: f, src: src, bo: f.ByteOrder, opt: opt, init: opt.initName(path)}
-	src.reserve(f)
+	if !src.mapped {
+		src.reserve(f)
+	}
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
 		if !t.dynamic(ds, &d) {
@@ -489,7 +497,9 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	// found may be kept (gnuhash.go).
 	count, unhashed := n, n
 	var found []int
-	if t.opt.Only != nil && !t.opt.Only.HasPrefixes() {
+	if picks := t.opt.picks; len(picks) > 0 && picks[len(picks)-1] < n {
+		unhashed, found, count = 0, picks, len(picks) // the index's
+	} else if t.opt.Only != nil && !t.opt.Only.HasPrefixes() {
 		if u, f, ok := t.hashPicks(sec, n+1); ok {
 			unhashed, found, count = u, f, u+len(f)
 		}

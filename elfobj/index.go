@@ -174,12 +174,13 @@ func (x *Index) indexable(opt Options) bool {
 
 // consult answers a read of the file real (identified by id, named path)
 // with opt when the index can: the Object, or nil and the options to read
-// the file with (without the index when it knows the file: the read has
-// nothing to teach it).
+// the file with. When the index knows the file, they name the symbols
+// that may hold a name asked for (Options.picks), and drop the index: the
+// read has nothing to teach it.
 func (x *Index) consult(path, real string, id fileID, opt Options) (*Object, Options) {
-	o, known := x.lookup(path, real, id, opt)
+	o, picks, known := x.lookup(path, real, id, opt)
 	if known {
-		opt.Index = nil
+		opt.Index, opt.picks = nil, picks
 	}
 	return o, opt
 }
@@ -195,34 +196,39 @@ func (x *Index) learn(id fileID, o *Object) {
 
 // lookup returns the Object a read of the file real (identified by id,
 // named path) with opt would give, when the index knows the file and
-// holds none of the names opt asks for; nil otherwise, and whether the
-// index knows the file (a read then has nothing to teach it).
-func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, bool) {
+// holds none of the names opt asks for. Otherwise it returns nil, and when
+// the index knows the file, the symbols (by index, the null symbol left
+// out) whose names' hashes are those of names asked for.
+func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []int, bool) {
 	if !x.indexable(opt) || id.ino == 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	<-x.loaded
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	e := x.entries[real]
 	if e == nil || e.id != id {
-		return nil, false
+		return nil, nil, false
 	}
 	e.used = true
 	q := x.queryFor(opt)
 	name := opt.initName(path)
 	init := symset.GNUHash(name) &^ 1
+	var picks []int
 	for i := 0; i+4 <= len(e.hashes); i += 4 {
 		v := binary.LittleEndian.Uint32(e.hashes[i:])
 		h := v &^ 1 // the low bit says the symbol is defined
 		if h == init && name != "" || q.names.has(h) || v&1 != 0 && q.defNames.has(h) {
-			return nil, true // may hold a name asked for: read it
+			picks = append(picks, i/4)
 		}
+	}
+	if picks != nil {
+		return nil, picks, true // may hold a name asked for: read them
 	}
 	o := &Object{Path: path, Dir: filepath.Dir(path), Real: real, Class: elf.Class(e.class), Data: elf.Data(e.data),
 		Machine: elf.Machine(e.machine), Type: elf.Type(e.typ), Executable: e.executable, Soname: e.soname,
 		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Partial: true}
-	return o, true
+	return o, nil, true
 }
 
 // queryFor returns the hashes of the names opt asks for. x.mu is held.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -89,7 +90,7 @@ func TestIndexAnswersAsTheRead(t *testing.T) {
 			if gotOpen, _ := Open([]string{path}, opt); !reflect.DeepEqual(gotOpen, wantOpen) {
 				t.Fatalf("%s, %+v: Open with the index %+v; read %+v", path, opt, gotOpen, wantOpen)
 			}
-			switch o, known := x.lookup(path, realPath(path), fileIDOf(t, path), opt); {
+			switch o, _, known := x.lookup(path, realPath(path), fileIDOf(t, path), opt); {
 			case !known:
 				t.Errorf("%s: not learnt", path)
 			case o != nil:
@@ -171,7 +172,7 @@ func TestIndexSeesChanges(t *testing.T) {
 	write(plain)
 	x := OpenIndex("")
 	has(x)
-	if _, known := x.lookup(lib, realPath(lib), fileIDOf(t, lib), Options{Only: names}); known {
+	if _, _, known := x.lookup(lib, realPath(lib), fileIDOf(t, lib), Options{Only: names}); known {
 		t.Error("a file changed a moment ago was remembered")
 	}
 
@@ -196,7 +197,7 @@ func TestIndexSeesChanges(t *testing.T) {
 		if has(x) || has(x) {
 			t.Fatalf("%s: libm holds fn10", change.name)
 		}
-		if _, known := x.lookup(lib, realPath(lib), fileIDOf(t, lib), Options{Only: names}); !known {
+		if _, _, known := x.lookup(lib, realPath(lib), fileIDOf(t, lib), Options{Only: names}); !known {
 			t.Fatalf("%s: not learnt", change.name)
 		}
 		change.do()
@@ -232,7 +233,7 @@ func TestIndexFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := func(x *Index) bool {
-		_, k := x.lookup(m, realPath(m), fileIDOf(t, m), opt)
+		_, _, k := x.lookup(m, realPath(m), fileIDOf(t, m), opt)
 		return k
 	}
 	y := OpenIndex(path)
@@ -297,4 +298,43 @@ func FuzzDecodeIndex(f *testing.F) {
 			t.Errorf("decoded %q, which encodes as %q", data, again)
 		}
 	})
+}
+
+var faultSink byte
+
+// TestMappedFileCutShort: a mapped file cut short under the reader (its
+// pages past the new end fault) is a panic parse recovers, as it sets
+// debug.SetPanicOnFault for the mapping's reads, not a crash.
+func TestMappedFileCutShort(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lib.so")
+	if err := os.WriteFile(p, bytes.Repeat([]byte{0x7f}, 64<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, size, _, err := openRegular(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	src := newSource(&headReader{r: file}, size)
+	defer src.close()
+	if !src.mapFile() {
+		testenv.Missing(t, "a mapping of %s", p)
+		return
+	}
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	b, ok := src.read(40<<10, 16)
+	if !ok {
+		t.Fatal("the mapped range is not served")
+	}
+	faulted := func() (p any) {
+		defer func() { p = recover() }()
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		faultSink = b[0] + b[15]
+		return nil
+	}()
+	if faulted == nil {
+		t.Error("reading past the new end did not fault")
+	}
 }

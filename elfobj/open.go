@@ -52,6 +52,10 @@ type Options struct {
 	// Index, with Only, answers for the libraries OpenFile reads that it
 	// knows hold none of the names asked for, and learns the others.
 	Index *Index
+	// picks, set by the index for a library it knows, are the symbols
+	// that may hold a name asked for: only they are decoded, from the
+	// file mapped rather than read (mapped.go).
+	picks []int
 }
 
 // keeps says whether a symbol of this name, a definition or not, is kept

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -42,6 +43,20 @@ func Parse(path, dir string, r io.ReaderAt, size int64, opt Options) (*Object, e
 	return parse(path, dir, r, size, opt, true)
 }
 
+// mapPicks says whether reading only the symbols picks names is better
+// done from the file mapped: when they are few for the tables' size (each
+// touches a page or two), not when the tables are small or the picks many.
+func mapPicks(f *elf.File, picks []int) bool {
+	if len(picks) == 0 {
+		return false
+	}
+	var size uint64
+	for _, s := range dynTableSections(f) {
+		size += s.FileSize
+	}
+	return size > uint64(len(picks))*8<<10
+}
+
 // parse is Parse; with fast false every table is read through debug/elf,
 // the reference the dynamic reader is tested against.
 func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) (obj *Object, err error) {
@@ -67,6 +82,10 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		f = lightFile(src)
 	}
 	light := f != nil
+	if light && mapPicks(f, opt.picks) && src.mapFile() {
+		// A file cut short while mapped faults: a panic, recovered above.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	}
 	if !light {
 		if f, err = elf.NewFile(r); err != nil {
 			return nil, &Error{Path: path, Err: describe(err)}
