@@ -64,7 +64,7 @@ type rawPolicy struct {
 	Name      string                         `json:"name"`
 	Aliases   []string                       `json:"aliases"`
 	Priority  int                            `json:"priority"`
-	Versions  map[string]map[string][]string `json:"symbol_versions"`
+	Versions  map[string]json.RawMessage `json:"symbol_versions"` // by arch: decoded for the arch asked (For), not all ten
 	Whitelist []string                       `json:"lib_whitelist"`
 	Blacklist map[string][]string            `json:"blacklist"`
 }
@@ -95,9 +95,13 @@ func For(libc Libc, arch string) ([]Policy, error) {
 	}
 	var out []Policy
 	for _, r := range raw[libc] {
-		vers, ok := r.Versions[arch]
+		rawVers, ok := r.Versions[arch]
 		if r.Name == "linux" || !ok {
 			continue
+		}
+		var vers map[string][]string
+		if err := json.Unmarshal(rawVers, &vers); err != nil {
+			return nil, fmt.Errorf("%s policy %s: %w", libc, r.Name, err)
 		}
 		p := Policy{Name: r.Name + "_" + arch, Priority: r.Priority,
 			Versions: map[string]map[string]bool{}, Libraries: map[string]bool{}, Forbidden: map[string]map[string]bool{}}
