@@ -39,8 +39,9 @@ type Index struct {
 	entries map[string]*indexEntry // by the library's real path
 	changed bool
 	// query is the last set of names asked, as sorted hashes and a bitmap
-	// of their top bits: a closure is read for one set.
-	query indexQuery
+	// of their top bits: a closure is read for one set. Replaced, never
+	// changed: lookups read it without the lock.
+	query *indexQuery
 }
 
 // fileID identifies one version of a file.
@@ -63,8 +64,10 @@ type indexEntry struct {
 type indexQuery struct {
 	only, defs *symset.Set
 	// names are the hashes of Only's names, asked of every symbol;
-	// defNames those of OnlyDefs', asked of definitions only.
+	// defNames those of OnlyDefs', asked of definitions only; either is
+	// the bitmap of both, which rules most symbols out at one load.
 	names, defNames hashSet
+	either          *[1 << 10]uint64
 }
 
 // hashSet is a set of name hashes: sorted, and a bitmap of their top 16
@@ -88,12 +91,15 @@ func newHashSet(set *symset.Set) hashSet {
 }
 
 func (hs *hashSet) has(h uint32) bool {
-	if hs.bitmap[h>>22]&(1<<(h>>16&63)) == 0 {
+	if !inBitmap(hs.bitmap, h) {
 		return false
 	}
 	_, ok := slices.BinarySearch(hs.sorted, h)
 	return ok
 }
+
+// inBitmap tests the bit of h's top 16 bits.
+func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63)) != 0 }
 
 const (
 	indexMagic = "etlink symbol index 1\n" // then the entry count, the entries, a CRC-32C of all before it
@@ -205,20 +211,21 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	}
 	<-x.loaded
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	e := x.entries[real]
 	if e == nil || e.id != id {
+		x.mu.Unlock()
 		return nil, nil, false
 	}
 	e.used = true
 	q := x.queryFor(opt)
+	x.mu.Unlock() // an entry's hashes and a query never change
 	name := opt.initName(path)
 	init := symset.GNUHash(name) &^ 1
 	var picks []int
 	for i := 0; i+4 <= len(e.hashes); i += 4 {
 		v := binary.LittleEndian.Uint32(e.hashes[i:])
 		h := v &^ 1 // the low bit says the symbol is defined
-		if h == init && name != "" || q.names.has(h) || v&1 != 0 && q.defNames.has(h) {
+		if h == init && name != "" || inBitmap(q.either, h) && (q.names.has(h) || v&1 != 0 && q.defNames.has(h)) {
 			picks = append(picks, i/4)
 		}
 	}
@@ -233,10 +240,15 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 
 // queryFor returns the hashes of the names opt asks for. x.mu is held.
 func (x *Index) queryFor(opt Options) *indexQuery {
-	q := &x.query
-	if q.names.bitmap == nil || q.only != opt.Only || q.defs != opt.OnlyDefs {
-		*q = indexQuery{only: opt.Only, defs: opt.OnlyDefs, names: newHashSet(opt.Only), defNames: newHashSet(opt.OnlyDefs)}
+	if q := x.query; q != nil && q.only == opt.Only && q.defs == opt.OnlyDefs {
+		return q
 	}
+	q := &indexQuery{only: opt.Only, defs: opt.OnlyDefs, names: newHashSet(opt.Only), defNames: newHashSet(opt.OnlyDefs),
+		either: new([1 << 10]uint64)}
+	for i := range q.either {
+		q.either[i] = q.names.bitmap[i] | q.defNames.bitmap[i]
+	}
+	x.query = q
 	return q
 }
 
