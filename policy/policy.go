@@ -61,12 +61,12 @@ type Policy struct {
 
 // rawPolicy is one entry of auditwheel's policy files.
 type rawPolicy struct {
-	Name      string                         `json:"name"`
-	Aliases   []string                       `json:"aliases"`
-	Priority  int                            `json:"priority"`
+	Name      string                     `json:"name"`
+	Aliases   []string                   `json:"aliases"`
+	Priority  int                        `json:"priority"`
 	Versions  map[string]json.RawMessage `json:"symbol_versions"` // by arch: decoded for the arch asked (For), not all ten
-	Whitelist []string                       `json:"lib_whitelist"`
-	Blacklist map[string][]string            `json:"blacklist"`
+	Whitelist []string                   `json:"lib_whitelist"`
+	Blacklist map[string][]string        `json:"blacklist"`
 }
 
 var (
