@@ -2,7 +2,7 @@
 # bench/run.sh: etlink against the binutils pipelines that answer the same
 # question, and against the floor (bench/floor: only reading the symbol
 # sections), on the same files, in one run. Each command runs once to warm the
-# page cache, then $RUNS times (default 7) under /usr/bin/time -v; the script
+# page cache, then $RUNS times (default 7) under bench/runstat; the script
 # prints the median wall time, CPU time (user + system) and peak RSS of each,
 # and the ratios. Then etlink scan and retention on generated links of
 # growing size (PART=conflicts or PART=scaling runs one part). See
@@ -21,6 +21,7 @@ trap 'rm -rf "$work"' EXIT
 # etlink built as README.md installs it (static, CGO_ENABLED=0).
 CGO_ENABLED=0 go build -o "$work/etlink" ./cmd/etlink
 go build -o "$work/floor" ./bench/floor
+go build -o "$work/runstat" ./bench/runstat
 # median FILE: the middle value of a column of numbers.
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 # spread FILE: the lowest and highest value of the column, "lo-hi".
@@ -91,13 +92,14 @@ conflicts_bench() {
 	add "nm -D --defined-only, one nm over the files" nm -D --defined-only "${files[@]}"
 	add "readelf --dyn-syms -W (same files)" readelf --dyn-syms -W "${files[@]}"
 	add "floor: read the symbol sections" "$work/floor" -list "$work/files"
-	# What starting a process under /usr/bin/time costs by itself: subtracted
-	# from every wall time above, so that ratios compare the commands' own time.
-	add "timer: /usr/bin/time true" true
+	# What starting a process costs by itself: subtracted from every wall
+	# time above, so that ratios compare the commands' own time.
+	add "timer: runstat true" true
 
-	# Wall time from the shell's microsecond clock around /usr/bin/time (whose
-	# own figure has centiseconds: too coarse for a 40 ms floor), less the
-	# timer line's median; CPU time and peak RSS from /usr/bin/time -v.
+	# Wall time, CPU time (user + system) and peak RSS from bench/runstat
+	# (the child's rusage, in microseconds: /usr/bin/time prints CPU time in
+	# centiseconds, a fifth of a conflicts run), wall less the timer line's
+	# median.
 	for k in "${!labels[@]}"; do
 		declare -n c="cmd$k"
 		"${c[@]}" >/dev/null 2>&1 || true # warm-up
@@ -108,12 +110,11 @@ conflicts_bench() {
 	for ((i = 0; i < runs; i++)); do
 		for k in "${!labels[@]}"; do
 			declare -n c="cmd$k"
-			start=$EPOCHREALTIME
-			/usr/bin/time -v -o "$work/time" "${c[@]}" >/dev/null 2>&1 || true
-			end=$EPOCHREALTIME
-			awk -v a="$start" -v b="$end" 'BEGIN {printf "%.6f\n", b - a}' >>"$work/wall$k"
-			awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/time" >>"$work/cpu$k"
-			awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time" >>"$work/rss$k"
+			"$work/runstat" -o "$work/time" "${c[@]}" >/dev/null 2>&1 || true
+			read -r wall cpu rss <"$work/time"
+			echo "$wall" >>"$work/wall$k"
+			echo "$cpu" >>"$work/cpu$k"
+			echo "$rss" >>"$work/rss$k"
 		done
 	done
 	for k in "${!labels[@]}"; do
@@ -182,15 +183,14 @@ scaling_bench() {
 			: >"$work/s_wall"
 			: >"$work/s_rss"
 			for ((i = 0; i < ${SCALE_RUNS:-3}; i++)); do
-				start=$EPOCHREALTIME
 				if [[ $what == scan ]]; then
-					/usr/bin/time -v -o "$work/time" "$work/etlink" scan "${objs[@]}" "$d/libregs.a" --format json >/dev/null 2>&1 || true
+					"$work/runstat" -o "$work/time" "$work/etlink" scan "${objs[@]}" "$d/libregs.a" --format json >/dev/null 2>&1 || true
 				else
-					/usr/bin/time -v -o "$work/time" "$work/etlink" retention "$d/link.log" "$d/big.map" --format json --fail-on none >/dev/null 2>&1 || true
+					"$work/runstat" -o "$work/time" "$work/etlink" retention "$d/link.log" "$d/big.map" --format json --fail-on none >/dev/null 2>&1 || true
 				fi
-				end=$EPOCHREALTIME
-				awk -v a="$start" -v b="$end" 'BEGIN {printf "%.6f\n", b - a}' >>"$work/s_wall"
-				awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time" >>"$work/s_rss"
+				read -r wall cpu rss <"$work/time"
+				echo "$wall" >>"$work/s_wall"
+				echo "$rss" >>"$work/s_rss"
 			done
 			declare "${what}_wall=$(median "$work/s_wall")" "${what}_rss=$(median "$work/s_rss")"
 		done

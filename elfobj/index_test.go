@@ -317,7 +317,7 @@ func TestMappedFileCutShort(t *testing.T) {
 	defer file.Close()
 	src := newSource(&headReader{r: file}, size)
 	defer src.close()
-	if !src.mapFile() {
+	if !src.mapFile(0, uint64(size)) {
 		testenv.Missing(t, "a mapping of %s", p)
 		return
 	}

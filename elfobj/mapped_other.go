@@ -3,6 +3,6 @@
 package elfobj
 
 // mapFile maps nothing here: the tables are read.
-func (src *sectionSource) mapFile() bool { return false }
+func (src *sectionSource) mapFile(lo, hi uint64) bool { return false }
 
 func unmap([]byte) {}

@@ -44,17 +44,23 @@ func Parse(path, dir string, r io.ReaderAt, size int64, opt Options) (*Object, e
 }
 
 // mapPicks says whether reading only the symbols picks names is better
-// done from the file mapped: when they are few for the tables' size (each
-// touches a page or two), not when the tables are small or the picks many.
-func mapPicks(f *elf.File, picks []int) bool {
-	if len(picks) == 0 {
-		return false
+// done from the file mapped, and which bytes to map (those of the tables
+// read): when they are few for the tables' size (each touches a page or
+// two), not when the tables are small or the picks many.
+func mapPicks(f *elf.File, picks []int) (lo, hi uint64, ok bool) {
+	if f == nil || len(picks) == 0 {
+		return 0, 0, false
 	}
 	var size uint64
+	lo = ^uint64(0)
 	for _, s := range dynTableSections(f) {
+		if s.Type == elf.SHT_NOBITS || s.FileSize == 0 || s.Type == elf.SHT_DYNAMIC {
+			continue // the dynamic section, in the data segment, is read
+		}
 		size += s.FileSize
+		lo, hi = min(lo, s.Offset), max(hi, s.Offset+s.FileSize)
 	}
-	return size > uint64(len(picks))*8<<10
+	return lo, hi, hi > lo && hi-lo < size*2 && size > uint64(len(picks))*8<<10
 }
 
 // parse is Parse; with fast false every table is read through debug/elf,
@@ -82,7 +88,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		f = lightFile(src)
 	}
 	light := f != nil
-	if light && mapPicks(f, opt.picks) && src.mapFile() {
+	if lo, hi, ok := mapPicks(f, opt.picks); light && ok && src.mapFile(lo, hi) {
 		// A file cut short while mapped faults: a panic, recovered above.
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	}
