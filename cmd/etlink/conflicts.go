@@ -87,8 +87,10 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		return nil, nil, false
 	}
 	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log = paths, pf.with, pf.pythons(), order, a
-	a.index = elfobj.OpenIndex(cachedir.File("symindex"))
-	opt.Index = a.index
+	if p := cachedir.File("symindex"); p != "" { // a run that keeps nothing learns nothing
+		a.index = elfobj.OpenIndex(p)
+		opt.Index = a.index
+	}
 	s, err := analyze.Open(opt)
 	if err != nil {
 		a.errorf("%v", err)
