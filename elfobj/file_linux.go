@@ -55,8 +55,20 @@ func openRead(p string) (readFile, int64, fs.FileMode, fileID, error) {
 	default:
 		mode = fs.ModeDevice
 	}
-	id := fileID{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
-	return &fdFile{fd, p}, st.Size, mode, id, nil
+	return &fdFile{fd, p}, st.Size, mode, idOf(&st), nil
+}
+
+// statID is the identity of the file at p, and whether there is one.
+func statID(p string) (fileID, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil {
+		return fileID{}, false
+	}
+	return idOf(&st), true
+}
+
+func idOf(st *syscall.Stat_t) fileID {
+	return fileID{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }
 
 // ReadAt reads len(b) bytes at off, as io.ReaderAt: short only at the end

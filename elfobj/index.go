@@ -103,8 +103,8 @@ func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63
 
 const (
 	indexMagic = "etlink symbol index 1\n" // then the entry count, the entries, a CRC-32C of all before it
-	// indexMax bounds the file (about a dozen closures the size of torch's).
-	indexMax   = 64 << 20
+	// indexMax bounds the file (a dozen closures the size of torch's).
+	indexMax   = 16 << 20
 	racyWindow = 2 * time.Second
 )
 
@@ -130,8 +130,9 @@ func OpenIndex(path string) *Index {
 
 // Save writes the index back when this run added to it, atomically (a
 // reader sees the old file or the new one): the entries this run used,
-// then the others while the file stays under indexMax. A file that cannot
-// be written is no error: the next run reads the libraries again.
+// then those of the other files still as they were, while the file stays
+// under indexMax. A file that cannot be written is no error: the next run
+// reads the libraries again.
 func (x *Index) Save() {
 	if x == nil || x.path == "" {
 		return
@@ -143,8 +144,13 @@ func (x *Index) Save() {
 		return
 	}
 	keys := make([]string, 0, len(x.entries))
-	for k := range x.entries {
-		keys = append(keys, k)
+	for k, e := range x.entries {
+		// What this run did not ask about is kept while its file is as
+		// it was: an index of removed or upgraded libraries would grow
+		// with every upgrade, and be read whole every run.
+		if id, ok := statID(k); e.used || ok && id == e.id {
+			keys = append(keys, k)
+		}
 	}
 	slices.SortFunc(keys, func(a, b string) int {
 		if ua, ub := x.entries[a].used, x.entries[b].used; ua != ub {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"testing"
 	"time"
 
@@ -336,5 +337,65 @@ func TestMappedFileCutShort(t *testing.T) {
 	}()
 	if faulted == nil {
 		t.Error("reading past the new end did not fault")
+	}
+}
+
+// TestIndexForgetsWhatIsGone: a save keeps the entries this run used and
+// those of files still as they were, and drops those of files removed or
+// changed since (else the index would grow with every upgrade).
+func TestIndexForgetsWhatIsGone(t *testing.T) {
+	ageIndexClock(t)
+	m, err := filepath.EvalSymlinks(filepath.Join(systemLibDir, "libm.so.6"))
+	if err != nil {
+		testenv.Missing(t, "libm.so.6")
+		return
+	}
+	lib, err := os.ReadFile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	names := &symset.Set{}
+	names.Add("etlink_no_such_symbol")
+	path := filepath.Join(dir, "symindex")
+	libs := map[string]string{}
+	for _, n := range []string{"kept", "removed", "changed", "new"} {
+		libs[n] = filepath.Join(dir, "lib"+n+".so")
+		if n != "new" {
+			if err := os.WriteFile(libs[n], lib, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	x := OpenIndex(path)
+	for _, n := range []string{"kept", "removed", "changed"} {
+		if _, err := OpenFile(libs[n], "", Options{Only: names, Index: x}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x.Save()
+	if err := os.Remove(libs["removed"]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(libs["changed"], append(lib, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(libs["new"], lib, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y := OpenIndex(path)
+	if _, err := OpenFile(libs["new"], "", Options{Only: names, Index: y}); err != nil {
+		t.Fatal(err)
+	}
+	y.Save()
+	z := OpenIndex(path)
+	<-z.loaded
+	var got []string
+	for k := range z.entries {
+		got = append(got, filepath.Base(k))
+	}
+	slices.Sort(got)
+	if want := []string{"libkept.so", "libnew.so"}; !slices.Equal(got, want) {
+		t.Errorf("entries after the second save: %q, want %q", got, want)
 	}
 }
