@@ -33,6 +33,26 @@ T(1) T(2) T(3) T(4) T(5) T(6) T(7) T(8) T(9)
 
 const hashLibVersions = "V1 { global: api; prot; weakdef; fn*; local: *; }; V2 { global: api; } V1;\n"
 
+// tableFiles are the dynamic tables the readers are held to: hashLib
+// linked by each linker (linkHashLib) and every ELF file of the system's
+// library directory (Debian's packages, built by their own toolchains),
+// each real file once.
+func tableFiles(t *testing.T) []string {
+	files := linkHashLib(t)
+	system, _ := filepath.Glob(filepath.Join(systemLibDir, "*.so*"))
+	if len(system) == 0 {
+		testenv.Missing(t, "%s/*.so*", systemLibDir)
+	}
+	seen := map[string]bool{}
+	for _, p := range system {
+		if real, err := filepath.EvalSymlinks(p); err == nil && !seen[real] && IsELFFile(real) {
+			seen[real] = true
+			files = append(files, real)
+		}
+	}
+	return files
+}
+
 // linkHashLib links hashLib with each linker, for x86_64 (through gcc) and
 // i386 (the linker run on gcc -m32's object: 32-bit Bloom filter words),
 // and returns the libraries.
@@ -78,18 +98,7 @@ func linkHashLib(t *testing.T) []string {
 // names, asked for without a prefix (looked up) and with one (scanned),
 // must keep the same symbols; and the lookups must have been used.
 func TestHashLookupsMatchTheScan(t *testing.T) {
-	files := linkHashLib(t)
-	system, _ := filepath.Glob(filepath.Join(systemLibDir, "*.so*"))
-	if len(system) == 0 {
-		testenv.Missing(t, "%s/*.so*", systemLibDir)
-	}
-	seen := map[string]bool{}
-	for _, p := range system {
-		if real, err := filepath.EvalSymlinks(p); err == nil && !seen[real] && IsELFFile(real) {
-			seen[real] = true
-			files = append(files, real)
-		}
-	}
+	files := tableFiles(t)
 	looked := 0
 	for _, path := range files {
 		full, err := OpenFile(path, "", Options{})
