@@ -56,6 +56,10 @@ type witness struct {
 	Size   int64  `json:"size,omitempty"`
 	Prefix string `json:"prefix,omitempty"`
 	Names  string `json:"names,omitempty"`
+	// Changed is a directory's change time when its names were taken (0
+	// when it changed within racyWindow of that): while it is the same,
+	// no name in it was added, removed or renamed, and it is not listed.
+	Changed int64 `json:"changed,omitempty"`
 }
 
 func witnessOf(p string) witness {
@@ -70,6 +74,7 @@ func witnessOf(p string) witness {
 // names in it that start with prefix or end in .pth (a hash of them), a
 // zip or anything else by witnessOf.
 func witnessEntries(p, prefix string) witness {
+	changed := changeTime(p)
 	entries, err := os.ReadDir(p)
 	if err != nil {
 		return witnessOf(p)
@@ -80,16 +85,30 @@ func witnessEntries(p, prefix string) witness {
 			h.Write([]byte(n + "\x00"))
 		}
 	}
-	return witness{Path: p, Exists: true, Prefix: prefix, Names: hex.EncodeToString(h.Sum(nil))}
+	w := witness{Path: p, Exists: true, Prefix: prefix, Names: hex.EncodeToString(h.Sum(nil))}
+	if changed != 0 && changed < clock().Add(-racyWindow).UnixNano() && changeTime(p) == changed {
+		w.Changed = changed
+	}
+	return w
 }
 
-// now is the witness as p stands now, taken as w was.
+// now is the witness as p stands now, taken as w was: w itself when a
+// directory holds the names it held (unchanged since, or listed again).
 func (w witness) now() witness {
-	if w.Prefix != "" {
-		return witnessEntries(w.Path, w.Prefix)
+	if w.Prefix == "" {
+		return witnessOf(w.Path)
 	}
-	return witnessOf(w.Path)
+	if w.Changed != 0 && changeTime(w.Path) == w.Changed {
+		return w
+	}
+	if n := witnessEntries(w.Path, w.Prefix); n.Exists != w.Exists || n.Names != w.Names {
+		return n
+	}
+	return w
 }
+
+// clock is what the racy rule reads (tests move it on).
+var clock = time.Now
 
 // record is one remembered answer: the package's directory and the
 // interpreter's program, or why it could not import the package.
@@ -113,12 +132,16 @@ func (r *record) valid() bool {
 	return true
 }
 
+// recordVersion changes when the witnesses an answer holds do: an answer
+// remembered before is asked again, once, and remembered with them.
+const recordVersion = "witnesses with change times"
+
 // cacheKey is the question an answer is to: the package and the
 // interpreter's path as found, in this directory and environment.
 func cacheKey(pkg, python string) string {
 	h := sha256.New()
 	wd, _ := os.Getwd()
-	for _, s := range []string{pkg, python, wd} {
+	for _, s := range []string{recordVersion, pkg, python, wd} {
 		h.Write([]byte(s + "\x00"))
 	}
 	var env []string

@@ -225,3 +225,41 @@ func TestPackageFilesRemembered(t *testing.T) {
 		t.Errorf("with the record's files dropped: %q, want a new walk", got)
 	}
 }
+
+// TestWitnessOfAnUnchangedDirectory: a sys.path directory whose change time
+// is as it was is not listed again (a witness whose names were tampered
+// with still stands); one changed is, and stands while the names an import
+// of the package could take are the same; one changed within racyWindow
+// of being listed is listed every time.
+func TestWitnessOfAnUnchangedDirectory(t *testing.T) {
+	site := t.TempDir()
+	if w := witnessEntries(site, "torch"); w.Changed != 0 {
+		t.Errorf("a directory changed a moment ago: %+v, want no change time kept", w)
+	}
+	clock = func() time.Time { return time.Now().Add(time.Hour) }
+	t.Cleanup(func() { clock = time.Now })
+	w := witnessEntries(site, "torch")
+	if w.Changed == 0 {
+		t.Fatalf("%+v: no change time kept", w)
+	}
+	tampered := w
+	tampered.Names = "not the names"
+	if tampered.now() != tampered {
+		t.Error("an unchanged directory was listed again")
+	}
+	if err := os.WriteFile(filepath.Join(site, "unrelated.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w.now() != w {
+		t.Errorf("after an unrelated file: %+v, want %+v", w.now(), w)
+	}
+	if tampered.now() == tampered {
+		t.Error("a changed directory was not listed again")
+	}
+	if err := os.Mkdir(filepath.Join(site, "torch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if w.now() == w {
+		t.Error("a new torch directory left the witness standing")
+	}
+}
