@@ -37,7 +37,7 @@ func buildWheel(b *testing.B) string {
 // BenchmarkConflictsTorch is `etlink conflicts WHEEL --with torch --python
 // /usr/bin/python3 --format json` without the CLI: the session
 // (analyze.Open: the wheel, torch located (Python's answer remembered after
-// the first run, as pylocate.CacheFile keeps it between runs) and read with
+// the first run, as pylocate.CacheDir keeps it between runs) and read with
 // both sides' closures, keeping only the names the conflict rules look at,
 // the libraries that hold none of them answered by the library index),
 // ET301 and ET302, the JSON report written to io.Discard. SetBytes counts the

@@ -1,26 +1,25 @@
 package pylocate
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/internal/cachedir"
 )
 
-// CacheFile is where Find remembers interpreters' answers between runs
-// (and PackageFiles its listings):
+// CacheDir is where Find remembers interpreters' answers between runs
+// (and PackageFiles its listings), a file per question (its key, .json):
 // $ETLINK_CACHE_DIR, else $XDG_CACHE_HOME/etlink, else ~/.cache/etlink,
-// file pylocate.json; "" (ETLINK_CACHE_DIR=off) remembers nothing.
+// directory pylocate; "" (ETLINK_CACHE_DIR=off) remembers nothing. A run
+// reads the answers to its own questions only, whatever else was asked on
+// the machine.
 //
 // Starting an interpreter is most of a conflicts run, and a pyenv shim
 // that cannot import the package costs a third of a second before the
@@ -35,13 +34,14 @@ import (
 // working directory or a parent, and pyenv's version file (what a pyenv
 // shim reads to choose the interpreter it runs). A witness that changed
 // means the interpreter is asked again.
-var CacheFile = cachedir.File("pylocate.json")
+var CacheDir = cachedir.File("pylocate")
 
 // keyEnv are the environment variables an interpreter's answer (or a
 // shim's choice of interpreter) may depend on, beside every PYTHON*.
 var keyEnv = []string{"PATH", "HOME", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERSION", "PYENV_ROOT", "PYENV_DIR", "LD_LIBRARY_PATH"}
 
-// maxRecords bounds the file: the most recently stored answers are kept.
+// maxRecords bounds the directory: the most recently stored answers are
+// kept.
 const maxRecords = 64
 
 // witness is a file or directory as it was when an answer was given: its
@@ -151,7 +151,7 @@ func cacheKey(pkg, python string) string {
 			env = append(env, kv)
 		}
 	}
-	sort.Strings(env)
+	slices.Sort(env)
 	for _, kv := range env {
 		h.Write([]byte(kv + "\x00"))
 	}
@@ -214,108 +214,76 @@ func witnesses(python, pkg string, paths []string) []witness {
 	return out
 }
 
-// answers is the cache file's content.
-type answers struct {
-	Records []*record `json:"records"`
-}
+// recordFile is where the answer to key is kept.
+func recordFile(key string) string { return filepath.Join(CacheDir, key+".json") }
 
-var cacheMu sync.Mutex
-
-func loadAnswers() *answers {
-	a, _ := readAnswers()
-	return a
-}
-
-// readAnswers reads the cache file: its records, and its bytes.
-func readAnswers() (*answers, []byte) {
-	a := &answers{}
-	if CacheFile == "" {
-		return a, nil
+// findRecord returns the remembered answer to key while it is valid. A
+// file that is not one (broken, another key) is no answer.
+func findRecord(key string) *record {
+	if CacheDir == "" {
+		return nil
 	}
-	data, err := datafile.ReadFile(CacheFile, 1<<20)
-	if err == nil && json.Unmarshal(data, a) != nil {
-		a.Records = nil // a broken cache is an empty one
+	data, err := datafile.ReadFile(recordFile(key), 16<<20)
+	if err != nil {
+		return nil
 	}
-	return a, data
-}
-
-// cached is the cache as read at the start of a Find.
-type cached struct{ records []*record }
-
-// lastRead is the cache file as loadCache last decoded it: a run asks it
-// twice (the interpreter's answer, then the package's listing), and
-// decoding a cache of 21 records (65 KB) takes 1.3 ms, reading it again
-// and comparing tens of microseconds. Its records are never modified
-// (remember decodes its own).
-var lastRead struct {
-	data    []byte
-	records []*record
-}
-
-func loadCache() cached {
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	if CacheFile != "" && lastRead.data != nil {
-		if data, err := datafile.ReadFile(CacheFile, 1<<20); err == nil && bytes.Equal(data, lastRead.data) {
-			return cached{lastRead.records}
-		}
+	var r record
+	if json.Unmarshal(data, &r) != nil || r.Key != key || !r.valid() {
+		return nil
 	}
-	a, data := readAnswers()
-	lastRead.data, lastRead.records = data, a.Records
-	return cached{a.Records}
+	return &r
 }
 
-// find returns the valid answer to key, if any.
-func (c cached) find(key string) *record {
-	for _, r := range c.records {
-		if r.Key == key && r.valid() {
-			return r
-		}
-	}
-	return nil
-}
-
-// remember stores records, replacing those of the same keys; a cache that
-// cannot be written is no error (the next run asks again).
+// remember stores records, each replacing the answer to its key, and
+// drops the oldest past maxRecords; a cache that cannot be written is no
+// error (the next run asks again).
 func remember(recs ...*record) {
-	if CacheFile == "" || len(recs) == 0 {
+	if CacheDir == "" || len(recs) == 0 {
 		return
 	}
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	a := loadAnswers()
+	if err := os.MkdirAll(CacheDir, 0o755); err != nil {
+		return
+	}
 	now := time.Now().UnixNano()
 	for _, r := range recs {
 		r.Used = now
-		a.Records = append([]*record{r}, deleteKey(a.Records, r.Key)...)
-	}
-	sort.SliceStable(a.Records, func(i, j int) bool { return a.Records[i].Used > a.Records[j].Used })
-	if len(a.Records) > maxRecords {
-		a.Records = a.Records[:maxRecords]
-	}
-	data, err := json.Marshal(a)
-	if err != nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(CacheFile), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(CacheFile), ".pylocate-*.json")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), CacheFile) != nil {
-		os.Remove(tmp.Name())
-	}
-}
-
-func deleteKey(recs []*record, key string) []*record {
-	out := recs[:0]
-	for _, r := range recs {
-		if r.Key != key {
-			out = append(out, r)
+		data, err := json.Marshal(r)
+		if err != nil {
+			return
+		}
+		tmp, err := os.CreateTemp(CacheDir, ".record-*")
+		if err != nil {
+			return
+		}
+		_, werr := tmp.Write(data)
+		if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), recordFile(r.Key)) != nil {
+			os.Remove(tmp.Name())
 		}
 	}
-	return out
+	trim()
+}
+
+// trim removes the answers written longest ago past maxRecords.
+func trim() {
+	entries, err := os.ReadDir(CacheDir)
+	if err != nil {
+		return
+	}
+	type written struct {
+		name string
+		at   time.Time
+	}
+	var recs []written
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+			recs = append(recs, written{e.Name(), info.ModTime()})
+		}
+	}
+	if len(recs) <= maxRecords {
+		return
+	}
+	slices.SortFunc(recs, func(a, b written) int { return b.at.Compare(a.at) })
+	for _, r := range recs[maxRecords:] {
+		os.Remove(filepath.Join(CacheDir, r.name))
+	}
 }

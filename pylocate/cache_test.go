@@ -2,6 +2,7 @@ package pylocate
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	CacheFile = filepath.Join(dir, "pylocate.json") // never the user's
+	CacheDir = filepath.Join(dir, "pylocate") // never the user's
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -44,7 +45,7 @@ func runs(t *testing.T, count string) int {
 // interpreter is not started again, failures included), and asked again
 // once a sys.path directory changes or the environment does.
 func TestFindRemembers(t *testing.T) {
-	CacheFile = filepath.Join(t.TempDir(), "pylocate.json")
+	CacheDir = t.TempDir()
 	site := t.TempDir()
 	shim, shimRuns := countingPython(t, t.TempDir(), false)
 	good, goodRuns := countingPython(t, site, true)
@@ -93,11 +94,11 @@ func TestFindRemembers(t *testing.T) {
 // TestCacheBrokenOrOff: a cache file that is not etlink's is an empty
 // cache; with no cache file nothing is remembered.
 func TestCacheBrokenOrOff(t *testing.T) {
-	CacheFile = filepath.Join(t.TempDir(), "pylocate.json")
-	if err := os.WriteFile(CacheFile, []byte("{not json"), 0o644); err != nil {
+	CacheDir = t.TempDir()
+	good, goodRuns := countingPython(t, t.TempDir(), true)
+	if err := os.WriteFile(recordFile(cacheKey("torch", good)), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	good, goodRuns := countingPython(t, t.TempDir(), true)
 	for range 2 {
 		if _, err := Find("torch", good); err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestCacheBrokenOrOff(t *testing.T) {
 	if runs(t, goodRuns) != 1 {
 		t.Errorf("ran %d times over a broken cache, want 1 (then remembered)", runs(t, goodRuns))
 	}
-	CacheFile = ""
+	CacheDir = ""
 	for range 2 {
 		if res, err := Find("torch", good); err != nil || res.Remembered {
 			t.Fatalf("no cache: %+v, %v", res, err)
@@ -121,7 +122,7 @@ func TestCacheBrokenOrOff(t *testing.T) {
 // interpreter is started, and one after it is never remembered with a
 // version it was not asked for.
 func TestFindStopsAtTheRememberedAnswer(t *testing.T) {
-	CacheFile = filepath.Join(t.TempDir(), "pylocate.json")
+	CacheDir = t.TempDir()
 	first, firstRuns := countingPython(t, t.TempDir(), true)
 	second, secondRuns := countingPython(t, t.TempDir(), true)
 	for range 3 {
@@ -145,7 +146,7 @@ func TestFindStopsAtTheRememberedAnswer(t *testing.T) {
 // added behind a directory time stamp set back), and walked again when one
 // did; a directory changed within racyWindow keeps it from being stored.
 func TestPackageFilesRemembered(t *testing.T) {
-	CacheFile = filepath.Join(t.TempDir(), "pylocate.json")
+	CacheDir = t.TempDir()
 	dir := t.TempDir()
 	touch := func(rel string) {
 		p := filepath.Join(dir, rel)
@@ -171,7 +172,7 @@ func TestPackageFilesRemembered(t *testing.T) {
 	if got := list(); got != "a/_x.abi3.so" {
 		t.Fatalf("listing %q", got)
 	}
-	if _, err := os.Stat(CacheFile); err == nil {
+	if _, err := os.Stat(recordFile(filesKey(dir))); err == nil {
 		t.Fatal("a listing of directories changed just now was remembered")
 	}
 	old := time.Now().Add(-time.Hour)
@@ -192,8 +193,8 @@ func TestPackageFilesRemembered(t *testing.T) {
 	if got := list(); got != "a/_x.abi3.so a/_y.abi3.so b/_z.abi3.so" {
 		t.Errorf("after a change: %q, want a new walk", got)
 	}
-	// An etlink that knows no listings keeps the record but drops its
-	// files when it rewrites the cache: such a record is walked again.
+	// A record of the listing without its files (an etlink that knew no
+	// listings rewrote it so) is walked again.
 	later := old.Add(time.Minute) // not the time stamps of the first record
 	for _, d := range []string{dir, filepath.Join(dir, "a"), filepath.Join(dir, "b")} {
 		if err := os.Chtimes(d, later, later); err != nil {
@@ -203,22 +204,19 @@ func TestPackageFilesRemembered(t *testing.T) {
 	if got := list(); got != "a/_x.abi3.so a/_y.abi3.so b/_z.abi3.so" {
 		t.Fatalf("listing %q", got)
 	}
-	a := loadAnswers()
-	dropped := 0
-	for _, r := range a.Records {
-		if len(r.Files) == 3 {
-			r.Files = nil
-			dropped++
-		}
-	}
-	if dropped != 1 {
-		t.Fatalf("%d records of the listing, want 1", dropped)
-	}
-	data, err := json.Marshal(a)
+	data, err := os.ReadFile(recordFile(filesKey(dir)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(CacheFile, data, 0o644); err != nil {
+	var r record
+	if err := json.Unmarshal(data, &r); err != nil || len(r.Files) != 3 {
+		t.Fatalf("the listing's record: %+v, %v", r, err)
+	}
+	r.Files = nil
+	if data, err = json.Marshal(&r); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(recordFile(filesKey(dir)), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got := list(); got != "a/_x.abi3.so a/_y.abi3.so b/_z.abi3.so" {
@@ -261,5 +259,29 @@ func TestWitnessOfAnUnchangedDirectory(t *testing.T) {
 	}
 	if w.now() == w {
 		t.Error("a new torch directory left the witness standing")
+	}
+}
+
+// TestRecordsTrimmed: past maxRecords answers, the ones written longest ago
+// are dropped, the others kept.
+func TestRecordsTrimmed(t *testing.T) {
+	CacheDir = t.TempDir()
+	for i := range maxRecords + 3 {
+		remember(&record{Key: fmt.Sprintf("k%03d", i), Dir: "/x"})
+		at := time.Now().Add(time.Duration(i-maxRecords-3) * time.Minute)
+		if err := os.Chtimes(recordFile(fmt.Sprintf("k%03d", i)), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remember(&record{Key: "last", Dir: "/x"})
+	for _, key := range []string{"k000", "k001", "k002", "k003"} {
+		if _, err := os.Stat(recordFile(key)); err == nil {
+			t.Errorf("%s, among the oldest, was kept", key)
+		}
+	}
+	for _, key := range []string{"k004", "last"} {
+		if findRecord(key) == nil {
+			t.Errorf("%s was dropped", key)
+		}
 	}
 }

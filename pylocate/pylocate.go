@@ -57,7 +57,7 @@ type Result struct {
 	// Skipped are interpreters tried before the one that answered.
 	Skipped []Attempt
 	// Took is how long the interpreter took to answer; Remembered is true
-	// when the answer came from an earlier run (CacheFile) instead.
+	// when the answer came from an earlier run (CacheDir) instead.
 	Took       time.Duration
 	Remembered bool
 }
@@ -111,7 +111,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 	}
 	// Ask every interpreter at once (a pyenv shim takes a third of a second
 	// to fail) and keep the answer of the first in order of preference;
-	// an answer remembered from an earlier run (CacheFile) is not asked
+	// an answer remembered from an earlier run (CacheDir) is not asked
 	// again while what it depended on is unchanged.
 	type answer struct {
 		a        Attempt
@@ -125,7 +125,6 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 	}
 	answers := make([]answer, len(pythons))
 	seen := map[string]bool{}
-	cache := loadCache()
 	var wg sync.WaitGroup
 	for i, py := range pythons {
 		an := &answers[i]
@@ -141,7 +140,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		}
 		seen[p] = true
 		an.asked, an.key = true, cacheKey(pkg, p)
-		if r := cache.find(an.key); r != nil {
+		if r := findRecord(an.key); r != nil {
 			an.dir, an.exe, an.version, an.a.Err, an.cached = r.Dir, r.Exe, r.Version, r.Err, true
 			if r.Err == "" {
 				break // an answer: no interpreter after it can be preferred
@@ -337,7 +336,7 @@ func lastLine(s, fallback string) string {
 // lib/ directory (torch/lib: libtorch_cpu.so, ...) and its extension modules
 // anywhere in the package. Test executables and data files are left out.
 //
-// The listing is remembered in CacheFile with every directory walked as a
+// The listing is remembered in CacheDir with every directory walked as a
 // witness: a name added, removed or renamed in a directory changes its
 // modification time. Walking torch's 230 directories costs five system
 // calls each, checking them one. A directory modified in the last
@@ -347,7 +346,7 @@ func PackageFiles(dir string) ([]string, error) {
 	key := filesKey(dir)
 	// A listing holds one file at least (else walkPackage errs): a record
 	// without them is one an etlink that knows no listings rewrote.
-	if r := loadCache().find(key); r != nil && len(r.Files) > 0 {
+	if r := findRecord(key); r != nil && len(r.Files) > 0 {
 		out := make([]string, len(r.Files))
 		for i, f := range r.Files {
 			out[i] = filepath.Join(dir, f)
