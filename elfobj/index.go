@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/symset"
@@ -399,4 +400,9 @@ func (d *indexDecoder) count(size int) int {
 	return int(v)
 }
 
-func (d *indexDecoder) str() string { return string(d.take(d.count(1))) }
+// str reads a string; it shares the decoded file's bytes, as the hashes
+// do (the file is read into a buffer of its own, never changed).
+func (d *indexDecoder) str() string {
+	b := d.take(d.count(1))
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
