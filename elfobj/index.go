@@ -283,35 +283,39 @@ func (x *Index) store(real string, id fileID, o *Object, hashes []byte) {
 // encodeIndex writes the entries of keys, in that order, while the file
 // stays under indexMax.
 func encodeIndex(entries map[string]*indexEntry, keys []string) []byte {
-	out := []byte(indexMagic)
+	size := len(indexMagic) + 8
+	for _, k := range keys {
+		size += len(entries[k].hashes) + 256 // the hashes, and about what else an entry holds
+	}
+	out := append(make([]byte, 0, min(size, indexMax)), indexMagic...)
 	var n uint32
 	out = binary.LittleEndian.AppendUint32(out, 0) // the count, set below
 	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
 	for _, k := range keys {
-		e := entries[k]
-		b := str(nil, k)
+		e, start := entries[k], len(out)
+		out = str(out, k)
 		for _, v := range []uint64{e.id.dev, e.id.ino, uint64(e.id.size), uint64(e.id.mtime), uint64(e.id.ctime)} {
-			b = binary.LittleEndian.AppendUint64(b, v)
+			out = binary.LittleEndian.AppendUint64(out, v)
 		}
 		exe := byte(0)
 		if e.executable {
 			exe = 1
 		}
-		b = append(b, e.class, e.data, e.typ, exe)
-		b = binary.LittleEndian.AppendUint16(b, e.machine)
-		b = str(b, e.soname)
+		out = append(out, e.class, e.data, e.typ, exe)
+		out = binary.LittleEndian.AppendUint16(out, e.machine)
+		out = str(out, e.soname)
 		for _, list := range [][]string{e.needed, e.rpath, e.runpath} {
-			b = binary.AppendUvarint(b, uint64(len(list)))
+			out = binary.AppendUvarint(out, uint64(len(list)))
 			for _, s := range list {
-				b = str(b, s)
+				out = str(out, s)
 			}
 		}
-		b = binary.AppendUvarint(b, uint64(len(e.hashes)/4))
-		b = append(b, e.hashes...)
-		if len(out)+len(b) > indexMax {
+		out = binary.AppendUvarint(out, uint64(len(e.hashes)/4))
+		out = append(out, e.hashes...)
+		if len(out)+4 > indexMax {
+			out = out[:start] // this one and the rest do not fit
 			break
 		}
-		out = append(out, b...)
 		n++
 	}
 	binary.LittleEndian.PutUint32(out[len(indexMagic):], n)
