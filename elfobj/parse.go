@@ -66,8 +66,15 @@ func mapPicks(f *elf.File, picks []int) (lo, hi uint64, ok bool) {
 // parse is Parse; with fast false every table is read through debug/elf,
 // the reference the dynamic reader is tested against.
 func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) (obj *Object, err error) {
+	mapped := false
 	defer func() {
 		if p := recover(); p != nil {
+			// A fault on the mapping (SetPanicOnFault's panic has the
+			// address), not a bound the reader missed.
+			if _, fault := p.(interface{ Addr() uintptr }); fault && mapped {
+				obj, err = nil, errorf(path, "the file changed while it was read (%v)", p)
+				return
+			}
 			obj, err = nil, errorf(path, "malformed ELF (reader panicked: %v)", p)
 		}
 	}()
@@ -90,6 +97,7 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	light := f != nil
 	if lo, hi, ok := mapPicks(f, opt.picks); light && ok && src.mapFile(lo, hi) {
 		// A file cut short while mapped faults: a panic, recovered above.
+		mapped = true
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	}
 	if !light {
