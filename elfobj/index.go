@@ -23,9 +23,10 @@ import (
 // dynamic section's strings, and the GNU hash of the name of every symbol
 // of its dynamic table. A conflict check reads a closure of hundreds of
 // system libraries for a few thousand names, most of which hold none of
-// them (in torch's closure, 250 of 292): with the index, such a library
+// them (in torch's closure, 248 of 285): with the index, such a library
 // is opened and inspected (fstat), not read. A library that may hold a
-// name asked for is read as without the index.
+// name asked for is read at the symbols whose hashes match (the picks
+// lookup gives), from the file mapped when they are few (mapPicks).
 //
 // An entry answers only for the file it was made from: same device, inode,
 // size, modification and change times (a change time no user can set); an
