@@ -385,3 +385,19 @@ func TestIndexForgetsWhatIsGone(t *testing.T) {
 		t.Errorf("entries after the second save: %q, want %q", got, want)
 	}
 }
+
+// TestIndexCapped: entries past indexMax are left out of the file, those
+// first in the order given (the run's own) kept, and the file stays one
+// that decodes.
+func TestIndexCapped(t *testing.T) {
+	big := func() *indexEntry { return &indexEntry{hashes: make([]byte, indexMax/2)} }
+	entries := map[string]*indexEntry{"/a": big(), "/b": big(), "/c": {hashes: []byte{1, 0, 0, 0}}}
+	data := encodeIndex(entries, []string{"/a", "/b", "/c"})
+	if len(data) > indexMax {
+		t.Errorf("%d bytes, over indexMax", len(data))
+	}
+	got, ok := decodeIndex(data)
+	if !ok || len(got) != 1 || got["/a"] == nil {
+		t.Errorf("decoded %d entries (ok %v), want /a alone", len(got), ok)
+	}
+}
