@@ -40,7 +40,7 @@ type sectionSource struct {
 	scratch []byte   // the buffer being filled
 	held    [][]byte // earlier buffers, still under slices handed out
 	// span holds the image's bytes from spanOff, read at once by reserve,
-	// or the whole image mapped (mapFile).
+	// or mapped (mapFile: the tables a read of the index's picks touches).
 	span    []byte
 	spanOff uint64
 	mapped  bool
@@ -227,6 +227,11 @@ type dynTables struct {
 	init string
 	// hashes are the names' hashes for Options.Index (nameHashes).
 	hashes []byte
+	// gnu is the GNU hash table, once hashTable has read it.
+	gnu struct {
+		read, ok bool
+		h        hashTable
+	}
 }
 
 // intern copies a string out of the scratch buffer, once per distinct value.

@@ -54,10 +54,19 @@ func (t *dynTables) hashPicks(dynsym *elf.Section, nsyms int) (unhashed int, fou
 	return int(h.symoff) - 1, slices.Compact(found), true
 }
 
-// hashTable reads the GNU hash table of the dynamic symbol table dynsym
+// hashTable is the GNU hash table of the dynamic symbol table dynsym
 // (nsyms entries, the null symbol included); ok is false when there is
-// none or it is not one ld.so would read as the linkers write it.
+// none or it is not one ld.so would read as the linkers write it. It is
+// read once an image: the lookups and the index's hashes both ask.
 func (t *dynTables) hashTable(dynsym *elf.Section, nsyms int) (hashTable, bool) {
+	if !t.gnu.read {
+		t.gnu.h, t.gnu.ok = t.readHashTable(dynsym, nsyms)
+		t.gnu.read = true
+	}
+	return t.gnu.h, t.gnu.ok
+}
+
+func (t *dynTables) readHashTable(dynsym *elf.Section, nsyms int) (hashTable, bool) {
 	var gh *elf.Section
 	for _, s := range t.f.Sections {
 		if s.Type == elf.SHT_GNU_HASH && int(s.Link) < len(t.f.Sections) && t.f.Sections[s.Link] == dynsym {

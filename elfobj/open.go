@@ -54,7 +54,7 @@ type Options struct {
 	Index *Index
 	// picks, set by the index for a library it knows, are the symbols
 	// that may hold a name asked for: only they are decoded, from the
-	// file mapped rather than read (mapped.go).
+	// file mapped rather than read when they are few (mapPicks).
 	picks []int
 }
 
