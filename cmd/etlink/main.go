@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/internal/gcdefer"
 	"github.com/etlink/etlink/report"
 )
 
@@ -48,6 +49,7 @@ type app struct {
 }
 
 func main() {
+	gcdefer.Start()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
