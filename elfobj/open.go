@@ -494,17 +494,31 @@ func parseMember(name string, m Member, r io.ReaderAt, opt Options) (*Object, er
 //
 // real is the file after symlinks when the caller knows it ("": resolved here).
 func OpenFile(path, real string, opt Options) (*Object, error) {
+	asked := opt
+	if real == "" && asked.Index.indexable(asked) {
+		real = realPath(path)
+	}
+	// A library the index answers is not even opened: a stat identifies
+	// it (one system call for open, fstat and close; most of a closure).
+	var o *Object
+	var statted fileID
+	if asked.Index.indexable(asked) {
+		if id, ok := statID(real); ok {
+			if o, opt = asked.Index.consult(path, real, id, asked); o != nil {
+				return o, nil
+			}
+			statted = id
+		}
+	}
 	file, size, id, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	if real == "" && opt.Index.indexable(opt) {
-		real = realPath(path)
-	}
-	o, opt := opt.Index.consult(path, real, id, opt)
-	if o != nil {
-		file.Close()
-		return o, nil
+	if id != statted { // not looked up yet, or replaced since the stat
+		if o, opt = asked.Index.consult(path, real, id, asked); o != nil {
+			file.Close()
+			return o, nil
+		}
 	}
 	f, size, err := readHead(path, file, size)
 	if err != nil {
