@@ -166,6 +166,7 @@ func eachExport(o *elfobj.Object, ignore Ignore, fn func(s *elfobj.Symbol)) {
 // thousands of symbols.
 func ConflictNames(wheel []*elfobj.Object) *symset.Set {
 	names := &symset.Set{}
+	names.Grow(exported(wheel))
 	for _, o := range wheel {
 		for i := range o.Symbols {
 			if s := &o.Symbols[i]; s.Exported() {
@@ -174,6 +175,20 @@ func ConflictNames(wheel []*elfobj.Object) *symset.Set {
 		}
 	}
 	return names
+}
+
+// exported counts the exported symbols of objs: the size of the maps
+// that hold them by name.
+func exported(objs []*elfobj.Object) int {
+	n := 0
+	for _, o := range objs {
+		for i := range o.Symbols {
+			if o.Symbols[i].Exported() {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // PackageNames is what the release checks ask the closure about, given the
@@ -209,7 +224,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	if b.Peer == nil {
 		return nil
 	}
-	wheel := map[string][]Def{}
+	wheel := make(map[string][]Def, exported(b.Wheel.Inputs))
 	for _, o := range b.Wheel.Inputs {
 		if b.Peer.Has(o) || slices.Contains(b.Wheel.OtherPython, o) {
 			continue
@@ -219,6 +234,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	// Most of the peer closure's exports are not the wheel's: the set's
 	// filter rules them out before their names are hashed for the map.
 	var inWheel symset.Set
+	inWheel.Grow(len(wheel))
 	for name := range wheel {
 		inWheel.Add(name)
 	}
@@ -363,7 +379,7 @@ func (b *Build) sideOf(o *elfobj.Object) string {
 // library's variable (a copy relocation) is not a definition, and PyInit_
 // functions are per module.
 func (b *Build) Duplicates(ignore Ignore) []Duplicate {
-	by := map[string][]Def{}
+	by := make(map[string][]Def, exported(b.Wheel.Inputs))
 	var exes []*elfobj.Object
 	for _, o := range b.Wheel.Inputs {
 		if o.Type != elf.ET_DYN && o.Type != elf.ET_EXEC {

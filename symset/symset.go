@@ -62,6 +62,14 @@ type prefixWords struct{ lo, hi, mlo, mhi uint64 }
 // filterBits is 64 Kbit (8 KB): the filter stays in L1.
 const filterBits = 1 << 16
 
+// Grow makes room for n more names: a set built of a wheel's thousands
+// of exports would otherwise grow its map a dozen times.
+func (s *Set) Grow(n int) {
+	if s.names == nil {
+		s.names = make(map[string]string, n)
+	}
+}
+
 // Add puts name in the set.
 func (s *Set) Add(name string) {
 	if s.names == nil {
