@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"debug/elf"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -43,6 +44,7 @@ type Loader struct {
 	failed  map[string]error          // real paths that could not be read
 	opening map[string]chan struct{}  // real paths being read, closed when done
 	reals   map[string]string         // realFile's answers ("": no regular file)
+	stats   map[string]fs.FileInfo    // the Lstat of each regular file realFile found
 	// prefetched holds the objects whose DT_NEEDED entries Prefetch has
 	// resolved: every dlopen of a process prefetches its closure, and the
 	// closures overlap.
@@ -64,7 +66,7 @@ type resolveKey struct {
 // included) and reads other files from disk on demand.
 func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
 	l := &Loader{Cache: cache, known: map[string]*elfobj.Object{}, failed: map[string]error{},
-		opening: map[string]chan struct{}{}, reals: map[string]string{}, prefetched: map[*elfobj.Object]bool{}}
+		opening: map[string]chan struct{}{}, reals: map[string]string{}, stats: map[string]fs.FileInfo{}, prefetched: map[*elfobj.Object]bool{}}
 	for _, o := range objs {
 		l.remember(o)
 	}
@@ -304,10 +306,11 @@ func (l *Loader) lookup(p string) *elfobj.Object {
 	}
 	done := make(chan struct{})
 	l.opening[real] = done
+	fi := l.stats[real]
 	l.mu.Unlock()
 
 	// Read outside the lock: Prefetch reads several libraries at once.
-	o, err := elfobj.OpenFile(p, real, l.Read)
+	o, err := elfobj.OpenStat(p, real, fi, l.Read)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {
@@ -354,6 +357,9 @@ func (l *Loader) realFileDepth(p string, depth int) (string, bool) {
 		switch {
 		case err != nil:
 		case fi.Mode().IsRegular():
+			l.mu.Lock()
+			l.stats[q] = fi
+			l.mu.Unlock()
 			return q
 		case fi.Mode()&os.ModeSymlink != 0:
 			if t, err := os.Readlink(q); err == nil {

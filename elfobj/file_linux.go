@@ -67,6 +67,18 @@ func statID(p string) (fileID, bool) {
 	return idOf(&st), true
 }
 
+// infoID is the identity in fi, a stat's answer; false for none.
+func infoID(fi fs.FileInfo) (fileID, bool) {
+	if fi == nil {
+		return fileID{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return idOf(st), true
+}
+
 func idOf(st *syscall.Stat_t) fileID {
 	return fileID{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }

@@ -494,6 +494,17 @@ func parseMember(name string, m Member, r io.ReaderAt, opt Options) (*Object, er
 //
 // real is the file after symlinks when the caller knows it ("": resolved here).
 func OpenFile(path, real string, opt Options) (*Object, error) {
+	return openFile(path, real, nil, opt)
+}
+
+// OpenStat is OpenFile for a regular file the caller has just looked at:
+// fi is the Lstat of real. A library the index answers is identified by
+// it, not looked at again.
+func OpenStat(path, real string, fi fs.FileInfo, opt Options) (*Object, error) {
+	return openFile(path, real, fi, opt)
+}
+
+func openFile(path, real string, fi fs.FileInfo, opt Options) (*Object, error) {
 	asked := opt
 	if real == "" && asked.Index.indexable(asked) {
 		real = realPath(path)
@@ -503,7 +514,11 @@ func OpenFile(path, real string, opt Options) (*Object, error) {
 	var o *Object
 	var statted fileID
 	if asked.Index.indexable(asked) {
-		if id, ok := statID(real); ok {
+		id, ok := infoID(fi)
+		if !ok {
+			id, ok = statID(real)
+		}
+		if ok {
 			if o, opt = asked.Index.consult(path, real, id, asked); o != nil {
 				return o, nil
 			}
