@@ -9,12 +9,13 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
 	"unsafe"
 
-	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/symset"
 )
 
@@ -122,13 +123,38 @@ func OpenIndex(path string) *Index {
 		if path == "" {
 			return
 		}
-		if data, err := datafile.ReadFile(path, indexMax); err == nil {
-			if entries, ok := decodeIndex(data); ok {
-				x.entries = entries
-			}
+		data, release, err := mapWhole(path, indexMax)
+		if err != nil {
+			return
 		}
+		entries, ok := guarded(func() (map[string]*indexEntry, bool) { return decodeIndex(data) })
+		if !ok {
+			release()
+			return
+		}
+		x.entries = entries
+		// The entries' hashes are the mapped file's bytes: unmapped once
+		// the index is gone.
+		runtime.AddCleanup(x, func(release func()) { release() }, release)
 	}()
 	return x
+}
+
+// guarded runs f, which reads the mapped index, with faults turned into
+// panics: a file cut short while mapped (by a hand, not by Save, which
+// replaces it) is a damaged index, ok false.
+func guarded[T any](f func() (T, bool)) (v T, ok bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			if _, fault := p.(interface{ Addr() uintptr }); !fault {
+				panic(p)
+			}
+			var zero T
+			v, ok = zero, false
+		}
+	}()
+	return f()
 }
 
 // Save writes the index back when this run added to it, atomically (a
@@ -164,7 +190,10 @@ func (x *Index) Save() {
 		}
 		return cmp.Compare(a, b)
 	})
-	data := encodeIndex(x.entries, keys)
+	data, ok := guarded(func() ([]byte, bool) { return encodeIndex(x.entries, keys), true })
+	if !ok {
+		return
+	}
 	if err := os.MkdirAll(filepath.Dir(x.path), 0o755); err != nil {
 		return
 	}
@@ -230,13 +259,19 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	x.mu.Unlock() // an entry's hashes and a query never change
 	name := opt.initName(path)
 	init := symset.GNUHash(name) &^ 1
-	var picks []int
-	for i := 0; i+4 <= len(e.hashes); i += 4 {
-		v := binary.LittleEndian.Uint32(e.hashes[i:])
-		h := v &^ 1 // the low bit says the symbol is defined
-		if h == init && name != "" || inBitmap(q.either, h) && (q.names.has(h) || v&1 != 0 && q.defNames.has(h)) {
-			picks = append(picks, i/4)
+	picks, ok := guarded(func() ([]int, bool) {
+		var picks []int
+		for i := 0; i+4 <= len(e.hashes); i += 4 {
+			v := binary.LittleEndian.Uint32(e.hashes[i:])
+			h := v &^ 1 // the low bit says the symbol is defined
+			if h == init && name != "" || inBitmap(q.either, h) && (q.names.has(h) || v&1 != 0 && q.defNames.has(h)) {
+				picks = append(picks, i/4)
+			}
 		}
+		return picks, true
+	})
+	if !ok {
+		return nil, nil, false // the file went away under the mapping: read the library
 	}
 	if picks != nil {
 		return nil, picks, true // may hold a name asked for: read them
@@ -334,7 +369,8 @@ var errIndex = errors.New("damaged index")
 var indexNow = time.Now
 
 // decodeIndex reads what encodeIndex wrote; ok is false for anything else.
-// The hashes stay slices of data.
+// The hashes stay slices of data; the strings are copied out of it (the
+// objects the index answers with hold them, long after a lookup).
 func decodeIndex(data []byte) (entries map[string]*indexEntry, ok bool) {
 	if !bytes.HasPrefix(data, []byte(indexMagic)) || len(data) < len(indexMagic)+8 {
 		return nil, false
@@ -375,6 +411,8 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, ok bool) {
 type indexDecoder struct {
 	b   []byte
 	err error
+	// strs holds the strings read, copied a chunk at a time.
+	strs []byte
 }
 
 func (d *indexDecoder) take(n int) []byte {
@@ -406,9 +444,16 @@ func (d *indexDecoder) count(size int) int {
 	return int(v)
 }
 
-// str reads a string; it shares the decoded file's bytes, as the hashes
-// do (the file is read into a buffer of its own, never changed).
+// str reads a string, copied into strs: one allocation for many.
 func (d *indexDecoder) str() string {
 	b := d.take(d.count(1))
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	if len(b) == 0 {
+		return ""
+	}
+	if len(d.strs)+len(b) > cap(d.strs) {
+		d.strs = make([]byte, 0, max(len(b), 32<<10)) // the strings in the last chunk keep it
+	}
+	at := len(d.strs)
+	d.strs = append(d.strs, b...)
+	return unsafe.String(&d.strs[at], len(b))
 }

@@ -266,6 +266,43 @@ func TestIndexFile(t *testing.T) {
 	}
 }
 
+// TestIndexFileCutShortWhileMapped: the index file is mapped; cut short
+// in place after it was read (by a hand: Save replaces it), a lookup is a
+// miss, not a crash: the library is read, and learnt again.
+func TestIndexFileCutShortWhileMapped(t *testing.T) {
+	ageIndexClock(t)
+	m := libm(t)
+	names := &symset.Set{}
+	names.Add("etlink_no_such_symbol")
+	opt := Options{Only: names}
+	path := filepath.Join(t.TempDir(), "symindex")
+	x := OpenIndex(path)
+	opt.Index = x
+	want, err := OpenFile(m, "", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Save()
+	y := OpenIndex(path)
+	if _, _, known := y.lookup(m, realPath(m), fileIDOf(t, m), opt); !known {
+		t.Fatal("the saved index does not know libm")
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, known := y.lookup(m, realPath(m), fileIDOf(t, m), opt); known {
+		t.Error("answered from a file cut short")
+	}
+	opt.Index = y
+	if got, err := OpenFile(m, "", opt); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("read with the index cut short: %+v, %v; want %+v", got, err, want)
+	}
+	y.Save() // libm, read again, is learnt again
+	if _, _, known := OpenIndex(path).lookup(m, realPath(m), fileIDOf(t, m), opt); !known {
+		t.Error("the index saved after the read does not know libm")
+	}
+}
+
 // FuzzDecodeIndex: no input makes decoding panic, allocate past the
 // input's size, or accept bytes that are not a written index.
 func FuzzDecodeIndex(f *testing.F) {
