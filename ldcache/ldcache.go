@@ -15,11 +15,12 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"sync"
+
+	"github.com/etlink/etlink/datafile"
 )
 
 // Entry is one record of the cache: ldconfig maps the soname Name to the file
@@ -45,10 +46,12 @@ type Entry struct {
 type Cache struct {
 	Entries []Entry
 
-	// index lists Entries' positions by key (see key), in file order:
-	// a loader search asks for hundreds of names of a cache of thousands.
+	// first and next list Entries' positions by key (see key), in file
+	// order: a loader search asks for hundreds of names of a cache of
+	// thousands.
 	indexOnce sync.Once
-	index     map[string][]int
+	first     map[string]int32 // the first entry of each key
+	next      []int32          // the entry after each with the same key; -1 for none
 }
 
 // Flag values of Entry.Flags, from glibc's sysdeps/generic/ldconfig.h. They
@@ -129,17 +132,12 @@ func formatErr(off int, format string, args ...any) error {
 // because caches are small; a file larger than 64 MiB is refused rather than
 // read, since it cannot be a real cache.
 func Load(path string) (*Cache, error) {
-	f, err := os.Open(path)
+	data, err := datafile.ReadFile(path, maxFileSize) // in one buffer of the file's size
+	if errors.Is(err, datafile.ErrTooLarge) {
+		return nil, fmt.Errorf("ldcache: %s: larger than %d bytes, not an ld.so.cache", path, maxFileSize)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ldcache: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("ldcache: %s: %w", path, err)
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("ldcache: %s: larger than %d bytes, not an ld.so.cache", path, maxFileSize)
 	}
 	c, err := Parse(data)
 	if err != nil {
@@ -395,14 +393,25 @@ func (c *Cache) Lookup(soname string, machine elf.Machine, class elf.Class) (str
 		return "", false
 	}
 	c.indexOnce.Do(func() {
-		c.index = make(map[string][]int, len(c.Entries))
-		for i, e := range c.Entries {
-			k := key(e.Name)
-			c.index[k] = append(c.index[k], i)
+		// Chained through next, in file order: two allocations, not one
+		// slice per name (a cache holds a thousand or more).
+		c.first = make(map[string]int32, len(c.Entries))
+		c.next = make([]int32, len(c.Entries))
+		last := make(map[string]int32, len(c.Entries))
+		for i := range c.Entries {
+			c.next[i] = -1
+			k := key(c.Entries[i].Name)
+			if j, ok := last[k]; ok {
+				c.next[j] = int32(i)
+			} else {
+				c.first[k] = int32(i)
+			}
+			last[k] = int32(i)
 		}
 	})
 	fallback, found := "", false
-	for _, i := range c.index[key(soname)] {
+	i, ok := c.first[key(soname)]
+	for ; ok && i >= 0; i = c.next[i] {
 		e := &c.Entries[i]
 		if e.HWCap&^hwcapTLS != 0 {
 			continue
@@ -426,8 +435,8 @@ func (c *Cache) Lookup(soname string, machine elf.Machine, class elf.Class) (str
 // "libfoo.so.01" and "libfoo.so.1" have the same key. Two names are equal to
 // ld.so exactly when their keys are.
 func key(name string) string {
-	if !strings.Contains(name, "0") {
-		return name // no leading zero to drop
+	if !leadingZero(name) {
+		return name // most names: ".so.0" has a zero, not a leading one
 	}
 	var b strings.Builder
 	for i := 0; i < len(name); {
@@ -445,6 +454,17 @@ func key(name string) string {
 
 // digitRun returns a run of digits with leading zeros dropped (so that runs
 // compare by value without overflow) and its length.
+// leadingZero reports whether a run of digits in name starts with a zero
+// and goes on: what key drops.
+func leadingZero(name string) bool {
+	for i := 0; i+1 < len(name); i++ {
+		if name[i] == '0' && isDigit(name[i+1]) && (i == 0 || !isDigit(name[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
 func digitRun(s string) (string, int) {
 	n := 0
 	for n < len(s) && isDigit(s[n]) {
