@@ -49,7 +49,7 @@ type Result struct {
 
 // Analyze gives one Result per architecture of the shared objects and
 // executables among in.Objects.
-func Analyze(in Input) ([]*Result, error) {
+func Analyze(in Input) []*Result {
 	byArch := map[string]*Result{}
 	var order []string
 	for _, o := range in.Objects {
@@ -71,10 +71,7 @@ func Analyze(in Input) ([]*Result, error) {
 	var out []*Result
 	for _, arch := range order {
 		r := byArch[arch]
-		ps, err := For(r.Libc, arch)
-		if err != nil {
-			return nil, err
-		}
+		ps := For(r.Libc, arch)
 		r.Policies = ps
 		for i := range ps {
 			if len(r.Violations(ps[i])) == 0 {
@@ -89,7 +86,7 @@ func Analyze(in Input) ([]*Result, error) {
 		sort.Slice(r.Needs, func(i, j int) bool { return r.Needs[i].Version < r.Needs[j].Version })
 		out = append(out, r)
 	}
-	return out, nil
+	return out
 }
 
 // loader reports whether a DT_NEEDED names the dynamic loader, which no
@@ -133,12 +130,11 @@ func (r *Result) add(o *elfobj.Object, shipped func(*elfobj.Object, string) bool
 
 // forbiddenAnywhere is every symbol some policy forbids.
 var forbiddenAnywhere = sync.OnceValue(func() map[string]bool {
-	loadOnce.Do(load)
 	names := map[string]bool{}
-	for _, ps := range raw {
-		for _, p := range ps {
-			for _, syms := range p.Blacklist {
-				for _, s := range syms {
+	for _, lt := range tables {
+		for _, p := range lt.policies {
+			for _, b := range p.blacklist {
+				for _, s := range b.symbols {
 					names[s] = true
 				}
 			}

@@ -6,7 +6,9 @@
 // whose forbidden symbols they use.
 //
 // The policies are data: manylinux-policy.json and musllinux-policy.json,
-// auditwheel's own files (README.md says from which commit), embedded.
+// auditwheel's own files (README.md says from which commit), as Go slices
+// in tables.go (go generate writes it; TestTablesAreAuditwheels holds the
+// two to each other).
 //
 // Where it differs from auditwheel: a version needed from a library the
 // package itself ships constrains nothing (auditwheel counts it too), and
@@ -18,20 +20,10 @@ package policy
 import (
 	"cmp"
 	"debug/elf"
-	_ "embed"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
-
-//go:embed manylinux-policy.json
-var manylinuxJSON []byte
-
-//go:embed musllinux-policy.json
-var musllinuxJSON []byte
 
 // Libc is the C library a policy is about.
 type Libc string
@@ -59,77 +51,80 @@ type Policy struct {
 	Forbidden map[string]map[string]bool
 }
 
-// rawPolicy is one entry of auditwheel's policy files.
-type rawPolicy struct {
-	Name      string                     `json:"name"`
-	Aliases   []string                   `json:"aliases"`
-	Priority  int                        `json:"priority"`
-	Versions  map[string]json.RawMessage `json:"symbol_versions"` // by arch: decoded for the arch asked (For), not all ten
-	Whitelist []string                   `json:"lib_whitelist"`
-	Blacklist map[string][]string        `json:"blacklist"`
+// libcTables are one libc's policies, as tables.go lists them.
+type libcTables struct {
+	libc     Libc
+	policies []table
 }
 
-var (
-	loadOnce sync.Once
-	raw      = map[Libc][]rawPolicy{}
-	loadErr  error
-)
-
-func load() {
-	for libc, data := range map[Libc][]byte{Glibc: manylinuxJSON, Musl: musllinuxJSON} {
-		var ps []rawPolicy
-		if err := json.Unmarshal(data, &ps); err != nil {
-			loadErr = fmt.Errorf("%s policy: %w", libc, err)
-			return
-		}
-		raw[libc] = ps
-	}
+// table is one entry of auditwheel's policy files.
+type table struct {
+	name      string
+	aliases   []string
+	priority  int
+	versions  []archVersions // symbol_versions
+	whitelist []string       // lib_whitelist
+	blacklist []libSymbols
 }
+
+type archVersions struct {
+	arch       string
+	namespaces []namespace
+}
+
+type namespace struct {
+	name     string
+	versions []string
+}
+
+type libSymbols struct {
+	library string
+	symbols []string
+}
+
+//go:generate go run ./gen
 
 // For returns libc's policies for arch, the most compatible (highest
 // priority) first; the generic "linux" policy is not among them.
-func For(libc Libc, arch string) ([]Policy, error) {
-	loadOnce.Do(load)
-	if loadErr != nil {
-		return nil, loadErr
-	}
+func For(libc Libc, arch string) []Policy {
 	var out []Policy
-	for _, r := range raw[libc] {
-		rawVers, ok := r.Versions[arch]
-		if r.Name == "linux" || !ok {
+	for _, lt := range tables {
+		if lt.libc != libc {
 			continue
 		}
-		var vers map[string][]string
-		if err := json.Unmarshal(rawVers, &vers); err != nil {
-			return nil, fmt.Errorf("%s policy %s: %w", libc, r.Name, err)
-		}
-		p := Policy{Name: r.Name + "_" + arch, Priority: r.Priority,
-			Versions: map[string]map[string]bool{}, Libraries: map[string]bool{}, Forbidden: map[string]map[string]bool{}}
-		for _, a := range r.Aliases {
-			p.Aliases = append(p.Aliases, a+"_"+arch)
-		}
-		for ns, vs := range vers {
-			p.Versions[ns] = map[string]bool{}
-			for _, v := range vs {
-				p.Versions[ns][ns+"_"+v] = true
+		for _, r := range lt.policies {
+			i := slices.IndexFunc(r.versions, func(v archVersions) bool { return v.arch == arch })
+			if r.name == "linux" || i < 0 {
+				continue
 			}
-		}
-		for _, lib := range r.Whitelist {
-			if libc == Musl && lib == "libc.so" {
-				lib = muslSoname(arch)
+			p := Policy{Name: r.name + "_" + arch, Priority: r.priority,
+				Versions: map[string]map[string]bool{}, Libraries: map[string]bool{}, Forbidden: map[string]map[string]bool{}}
+			for _, a := range r.aliases {
+				p.Aliases = append(p.Aliases, a+"_"+arch)
 			}
-			p.Libraries[lib] = true
-		}
-		for lib, syms := range r.Blacklist {
-			p.Forbidden[lib] = map[string]bool{}
-			for _, s := range syms {
-				p.Forbidden[lib][s] = true
+			for _, ns := range r.versions[i].namespaces {
+				p.Versions[ns.name] = make(map[string]bool, len(ns.versions))
+				for _, v := range ns.versions {
+					p.Versions[ns.name][ns.name+"_"+v] = true
+				}
 			}
+			for _, lib := range r.whitelist {
+				if libc == Musl && lib == "libc.so" {
+					lib = muslSoname(arch)
+				}
+				p.Libraries[lib] = true
+			}
+			for _, b := range r.blacklist {
+				p.Forbidden[b.library] = make(map[string]bool, len(b.symbols))
+				for _, s := range b.symbols {
+					p.Forbidden[b.library][s] = true
+				}
+			}
+			out = append(out, p)
 		}
-		out = append(out, p)
 	}
 	slices.SortStableFunc(out, func(a, b Policy) int { return cmp.Compare(b.Priority, a.Priority) })
-	return out, nil
+	return out
 }
 
 // muslSoname is the file musl's libc is needed as on arch.

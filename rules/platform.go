@@ -41,7 +41,7 @@ libraries the policy does not allow; or claim the tag the wheel is consistent wi
 // objects of each architecture satisfy, judged with the loader's search of
 // the installed tree (a library is the package's own when the search
 // finds one of its files).
-func Platforms(pkg *analyze.Package, l *analyze.Loader) ([]*policy.Result, error) {
+func Platforms(pkg *analyze.Package, l *analyze.Loader) []*policy.Result {
 	shipped := map[*elfobj.Object]bool{}
 	for _, o := range pkg.Objects {
 		shipped[o] = true

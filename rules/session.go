@@ -78,9 +78,7 @@ func NewContext(s *analyze.Session, cfg *Config, roots []string) (*Context, erro
 	ctx := &Context{Build: s.Build, Config: cfg, Components: comps, Roots: roots,
 		Package: s.Package, Relocated: s.Relocated}
 	if s.Package != nil {
-		if ctx.Platforms, err = Platforms(s.Package, s.Relocated); err != nil {
-			return nil, err
-		}
+		ctx.Platforms = Platforms(s.Package, s.Relocated)
 	}
 	return ctx, nil
 }
