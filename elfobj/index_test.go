@@ -201,16 +201,14 @@ func TestIndexSeesChanges(t *testing.T) {
 	}
 }
 
-// TestIndexFile: what Save writes, OpenIndex reads back, and answers from
-// it; a file cut short, with a flipped bit, of another format or absent is
-// an empty index (libraries are read), and Save writes it anew.
-func TestIndexFile(t *testing.T) {
+// savedLibm reads libm for a name it does not hold, with an index saved
+// to path: libm's path, the read's options, and what it read.
+func savedLibm(t *testing.T, path string) (string, Options, *Object) {
 	ageIndexClock(t)
 	m := libm(t)
 	names := &symset.Set{}
 	names.Add("etlink_no_such_symbol")
 	opt := Options{Only: names}
-	path := filepath.Join(t.TempDir(), "cache", "symindex")
 	x := OpenIndex(path)
 	opt.Index = x
 	want, err := OpenFile(m, "", opt)
@@ -218,6 +216,15 @@ func TestIndexFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.Save()
+	return m, opt, want
+}
+
+// TestIndexFile: what Save writes, OpenIndex reads back, and answers from
+// it; a file cut short, with a flipped bit, of another format or absent is
+// an empty index (libraries are read), and Save writes it anew.
+func TestIndexFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache", "symindex")
+	m, opt, want := savedLibm(t, path)
 	good, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -270,19 +277,8 @@ func TestIndexFile(t *testing.T) {
 // in place after it was read (by a hand: Save replaces it), a lookup is a
 // miss, not a crash: the library is read, and learnt again.
 func TestIndexFileCutShortWhileMapped(t *testing.T) {
-	ageIndexClock(t)
-	m := libm(t)
-	names := &symset.Set{}
-	names.Add("etlink_no_such_symbol")
-	opt := Options{Only: names}
 	path := filepath.Join(t.TempDir(), "symindex")
-	x := OpenIndex(path)
-	opt.Index = x
-	want, err := OpenFile(m, "", opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x.Save()
+	m, opt, want := savedLibm(t, path)
 	y := OpenIndex(path)
 	if _, _, known := y.lookup(m, realPath(m), fileIDOf(t, m), opt); !known {
 		t.Fatal("the saved index does not know libm")

@@ -2,10 +2,11 @@ package policy
 
 import (
 	"debug/elf"
-	"encoding/json"
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/etlink/etlink/policy/internal/auditwheel"
 )
 
 func TestFor(t *testing.T) {
@@ -93,14 +94,6 @@ func TestVersionLess(t *testing.T) {
 // order (maps by key): go generate wrote it from them, and nobody edited
 // either since without the other.
 func TestTablesAreAuditwheels(t *testing.T) {
-	type rawPolicy struct {
-		Name      string                         `json:"name"`
-		Aliases   []string                       `json:"aliases"`
-		Priority  int                            `json:"priority"`
-		Versions  map[string]map[string][]string `json:"symbol_versions"`
-		Whitelist []string                       `json:"lib_whitelist"`
-		Blacklist map[string][]string            `json:"blacklist"`
-	}
 	libcs := map[Libc]string{Glibc: "manylinux-policy.json", Musl: "musllinux-policy.json"}
 	if len(tables) != len(libcs) {
 		t.Fatalf("tables for %d libcs, want %d", len(tables), len(libcs))
@@ -110,13 +103,13 @@ func TestTablesAreAuditwheels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []rawPolicy
-		if err := json.Unmarshal(data, &want); err != nil {
+		want, err := auditwheel.Decode(data)
+		if err != nil {
 			t.Fatal(err)
 		}
-		var got []rawPolicy
+		var got []auditwheel.Policy
 		for _, p := range lt.policies {
-			r := rawPolicy{Name: p.name, Aliases: p.aliases, Priority: p.priority, Whitelist: p.whitelist,
+			r := auditwheel.Policy{Name: p.name, Aliases: p.aliases, Priority: p.priority, Whitelist: p.whitelist,
 				Versions: map[string]map[string][]string{}, Blacklist: map[string][]string{}}
 			for _, v := range p.versions {
 				r.Versions[v.arch] = map[string][]string{}

@@ -8,22 +8,14 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/format"
 	"log"
 	"os"
 	"slices"
-)
 
-type rawPolicy struct {
-	Name      string                         `json:"name"`
-	Aliases   []string                       `json:"aliases"`
-	Priority  int                            `json:"priority"`
-	Versions  map[string]map[string][]string `json:"symbol_versions"`
-	Whitelist []string                       `json:"lib_whitelist"`
-	Blacklist map[string][]string            `json:"blacklist"`
-}
+	"github.com/etlink/etlink/policy/internal/auditwheel"
+)
 
 func main() {
 	var b bytes.Buffer
@@ -36,8 +28,8 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		var ps []rawPolicy
-		if err := json.Unmarshal(data, &ps); err != nil {
+		ps, err := auditwheel.Decode(data)
+		if err != nil {
 			log.Fatalf("%s: %v", f.file, err)
 		}
 		fmt.Fprintf(&b, "{libc: %s, policies: []table{\n", f.libc)
