@@ -39,11 +39,12 @@ type sectionSource struct {
 	size    uint64
 	scratch []byte   // the buffer being filled
 	held    [][]byte // earlier buffers, still under slices handed out
-	// span holds the image's bytes from spanOff, read at once by reserve,
-	// or mapped (mapFile: the tables a read of the index's picks touches).
+	// span holds the image's bytes from spanOff, read at once by reserve.
 	span    []byte
 	spanOff uint64
-	mapped  bool
+	// sparse says the tables are read a piece at a time, where the few
+	// symbols the index picks lie (Options.picks, sparsePicks), not whole.
+	sparse bool
 	// hdr is what lightFile decoded the headers into, nil until then.
 	hdr *headerArrays
 }
@@ -67,10 +68,6 @@ func (src *sectionSource) close() {
 		putScratch(b)
 	}
 	src.scratch, src.held = nil, nil
-	if src.mapped {
-		unmap(src.span)
-		src.span, src.mapped = nil, false
-	}
 	if src.hdr != nil {
 		headerPool.Put(src.hdr)
 		src.hdr = nil
@@ -213,7 +210,7 @@ type dynTables struct {
 	f    *elf.File
 	src  *sectionSource
 	bo   binary.ByteOrder
-	strs []strtabRead // string tables read (scratch); an image links one or two
+	strs []strtabRead // string tables asked for; an image links one or two
 	// interned holds the version and library names copied out of the
 	// string table, each once: usually a few dozen, searched in order;
 	// past smallSet of them (a crafted table can hold 32767), by internedSet.
@@ -269,7 +266,7 @@ const smallSet = 32
 // strtabRead is a string table read, by its section index.
 type strtabRead struct {
 	link uint32
-	tab  string
+	tab  *strTable
 }
 
 // plain reports whether debug/elf's Section.Data would return s's bytes as
@@ -283,22 +280,33 @@ func plain(s *elf.Section) bool {
 // the scratch buffer. The string is only valid until the source is closed:
 // whatever goes into the Object is copied out of it (symbol names by
 // nameCopier, the rest by strings.Clone).
-func (t *dynTables) strtab(link uint32) (string, bool) {
+// Sparse (sectionSource.sparse), the table is not read: its strings are,
+// each when asked.
+func (t *dynTables) strtab(link uint32) (*strTable, bool) {
 	if link == 0 || link >= uint32(len(t.f.Sections)) || !plain(t.f.Sections[link]) {
-		return "", false
+		return nil, false
 	}
 	for _, r := range t.strs {
 		if r.link == link {
 			return r.tab, true
 		}
 	}
-	b, ok := t.src.bytes(t.f.Sections[link])
-	if !ok {
-		return "", false
+	sec := t.f.Sections[link]
+	var tab *strTable
+	switch {
+	case t.src.sparse && t.src.inFile(sec):
+		tab = &strTable{src: t.src, off: sec.Offset, size: int(sec.FileSize), sparse: true}
+	case t.src.sparse:
+		return nil, false
+	default:
+		b, ok := t.src.bytes(sec)
+		if !ok {
+			return nil, false
+		}
+		tab = wholeTable(unsafe.String(unsafe.SliceData(b), len(b)))
 	}
-	s := unsafe.String(unsafe.SliceData(b), len(b))
-	t.strs = append(t.strs, strtabRead{link, s})
-	return s, true
+	t.strs = append(t.strs, strtabRead{link, tab})
+	return tab, true
 }
 
 // tabStringOK is debug/elf's getString on a string table held as a string:
@@ -326,7 +334,7 @@ func tabString(tab string, start int) string {
 // would read it as a symbol without a name.
 func readDynsym(f *elf.File, src *sectionSource, o *Object, opt Options, path string) (bool, error) {
 	t := &dynTables{f: f, src: src, bo: f.ByteOrder, opt: opt, init: opt.initName(path)}
-	if !src.mapped {
+	if !src.sparse {
 		src.reserve(f)
 	}
 	d := dynInfo{}
@@ -385,7 +393,7 @@ func (t *dynTables) dynamic(ds *elf.Section, d *dynInfo) bool {
 		}
 		switch tag := elf.DynTag(tag); tag {
 		case elf.DT_NEEDED, elf.DT_SONAME, elf.DT_RPATH, elf.DT_RUNPATH:
-			if s, ok := tabStringOK(str, int(val)); ok {
+			if s, ok := str.at(int(val)); ok {
 				d.add(tag, strings.Clone(s))
 			}
 		}
@@ -473,12 +481,20 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	if !plain(sec) {
 		return nil, false
 	}
-	data, ok := t.src.bytes(sec)
+	// Sparse, each symbol picked is read where it lies, as are its name
+	// and version index.
+	sparse := t.src.sparse
+	var data []byte
+	tableSize, ok := int(sec.FileSize), t.src.inFile(sec)
+	if !sparse {
+		data, ok = t.src.bytes(sec)
+		tableSize = len(data)
+	}
 	size := elf.Sym32Size
 	if t.f.Class == elf.ELFCLASS64 {
 		size = elf.Sym64Size
 	}
-	if !ok || len(data) == 0 || len(data)%size != 0 {
+	if !ok || tableSize == 0 || tableSize%size != 0 {
 		return nil, false
 	}
 	str, ok := t.strtab(sec.Link)
@@ -487,13 +503,18 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	}
 	var versym []byte
 	var versions []verName
+	versymLen, versymOff := 0, uint64(0)
 	if vs := t.f.SectionByType(elf.SHT_GNU_VERSYM); vs != nil {
 		if versym, versions, ok = t.versions(vs, str); !ok {
 			return nil, false
 		}
 		defer putVerTable(versions)
+		versymLen, versymOff = len(versym), vs.Offset
+		if sparse {
+			versymLen = int(vs.FileSize)
+		}
 	}
-	n := len(data)/size - 1
+	n := tableSize/size - 1
 	var out []Symbol
 	if t.opt.Only == nil {
 		out = make([]Symbol, n)
@@ -504,20 +525,29 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	var found []int
 	if picks := t.opt.picks; len(picks) > 0 && picks[len(picks)-1] < n {
 		unhashed, found, count = 0, picks, len(picks) // the index's
+	} else if sparse {
+		return nil, false // not the table the index picked from: read it whole
 	} else if t.opt.Only != nil && !t.opt.Only.HasPrefixes() {
 		if u, f, ok := t.hashPicks(sec, n+1); ok {
 			unhashed, found, count = u, f, u+len(f)
 		}
 	}
 	k := 0 // symbols kept
-	names := nameCopier{tab: str}
+	names := nameCopier{tab: str.tab}
 	le64 := size == elf.Sym64Size && t.bo == binary.LittleEndian
 	for j := range count {
 		i := j
 		if j >= unhashed {
 			i = found[j-unhashed]
 		}
-		raw := data[(i+1)*size : (i+2)*size]
+		var raw []byte
+		if sparse {
+			if raw, ok = t.src.read(sec.Offset+uint64((i+1)*size), uint64(size)); !ok {
+				return nil, false
+			}
+		} else {
+			raw = data[(i+1)*size : (i+2)*size]
+		}
 		var name uint32
 		var info, other uint8
 		var shndx uint16
@@ -535,8 +565,8 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			value, sz = uint64(t.bo.Uint32(raw[4:])), uint64(t.bo.Uint32(raw[8:]))
 			info, other, shndx = raw[12], raw[13], t.bo.Uint16(raw[14:])
 		}
-		if int(name) >= len(str) {
-			t.err = badName(i+1, name, len(str))
+		if int(name) >= str.len() {
+			t.err = badName(i+1, name, str.len())
 			return nil, false
 		}
 		var s *Symbol
@@ -544,7 +574,11 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			s = &out[k]
 			s.Name = names.copy(int(name))
 		} else {
-			keep, ok := t.kept(str, int(name), elf.SectionIndex(shndx) != elf.SHN_UNDEF)
+			tab, at := str.window(int(name))
+			if at < 0 {
+				return nil, false // the image could not be read there
+			}
+			keep, ok := t.kept(tab, at, elf.SectionIndex(shndx) != elf.SHN_UNDEF)
 			if !ok {
 				continue
 			}
@@ -559,8 +593,16 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		// .gnu.version parallels .dynsym, null symbol included.
 		hasVersion := false
 		s.SymVersion = nil // the slot may hold a version node
-		if j := (i + 1) * 2; j+2 <= len(versym) {
-			vi := elf.VersionIndex(t.bo.Uint16(versym[j:]))
+		if j := (i + 1) * 2; j+2 <= versymLen {
+			var ve []byte
+			if sparse {
+				if ve, ok = t.src.read(versymOff+uint64(j), 2); !ok {
+					return nil, false
+				}
+			} else {
+				ve = versym[j:]
+			}
+			vi := elf.VersionIndex(t.bo.Uint16(ve))
 			switch ndx := vi.Index(); {
 			case ndx <= 1: // local or global, unversioned
 				hasVersion = true
@@ -578,8 +620,8 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		}
 		k++
 	}
-	if t.opt.Index.indexable(t.opt) {
-		t.hashes = t.nameHashes(sec, data, str, size, n)
+	if t.opt.Index.indexable(t.opt) && !sparse { // the index's picks come without it
+		t.hashes = t.nameHashes(sec, data, str.tab, size, n)
 	}
 	return out[:k:k], true
 }
@@ -682,16 +724,23 @@ func (c *nameCopier) copy(start int) string {
 
 // versions reads .gnu.version and the version definitions and needs it
 // indexes into, as File.DynamicSymbols does (which reads the latter two only
-// when .gnu.version exists). The table maps a version index to its name and,
+// when .gnu.version exists). Sparse, .gnu.version is left to be read an
+// entry at a time (nil). The table maps a version index to its name and,
 // for needs, the library; needs take precedence, then definitions, each in
 // file order, first match winning (File.gnuVersion's search order).
-func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bool) {
+func (t *dynTables) versions(vs *elf.Section, str *strTable) ([]byte, []verName, bool) {
 	vd, vn := t.f.SectionByType(elf.SHT_GNU_VERDEF), t.f.SectionByType(elf.SHT_GNU_VERNEED)
 	if !plain(vs) || !plain(vd) || !plain(vn) {
 		return nil, nil, false
 	}
-	versym, ok := t.src.bytes(vs)
-	if !ok {
+	var versym []byte
+	if t.src.sparse {
+		if !t.src.inFile(vs) {
+			return nil, nil, false
+		}
+	} else if b, ok := t.src.bytes(vs); ok {
+		versym = b
+	} else {
 		return nil, nil, false
 	}
 	table := (*verTables.Get().(*[]verName))[:0]
@@ -728,7 +777,7 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 			// name its parents, which no symbol lookup uses.
 			name := ""
 			if j := i + int(aux); j+8 <= len(d) {
-				name = tabString(str, int(bo.Uint32(d[j:])))
+				name = str.string(int(bo.Uint32(d[j:])))
 			}
 			defs = append(defs, name)
 			defIndex = append(defIndex, ndx)
@@ -749,14 +798,14 @@ func (t *dynTables) versions(vs *elf.Section, str string) ([]byte, []verName, bo
 				return nil, nil, false // "unexpected dynamic need version"
 			}
 			cnt := int(bo.Uint16(d[i+2:]))
-			file := tabString(str, int(bo.Uint32(d[i+4:])))
+			file := str.string(int(bo.Uint32(d[i+4:])))
 			aux, next := bo.Uint32(d[i+8:]), bo.Uint32(d[i+12:])
 			j := i + int(aux)
 			for range cnt {
 				if j+16 > len(d) {
 					break
 				}
-				set(bo.Uint16(d[j+6:]), tabString(str, int(bo.Uint32(d[j+8:]))), file)
+				set(bo.Uint16(d[j+6:]), str.string(int(bo.Uint32(d[j+8:]))), file)
 				vnext := bo.Uint32(d[j+12:])
 				if vnext == 0 {
 					break

@@ -25,9 +25,9 @@ import (
 // of its dynamic table. A conflict check reads a closure of hundreds of
 // system libraries for a few thousand names, most of which hold none of
 // them (in torch's closure, 248 of 285): with the index, such a library
-// is opened and inspected (fstat), not read. A library that may hold a
-// name asked for is read at the symbols whose hashes match (the picks
-// lookup gives), from the file mapped when they are few (mapPicks).
+// is identified by a stat, not read. A library that may hold a name asked
+// for is read at the symbols whose hashes match (the picks lookup gives),
+// each where it lies when they are few (sparsePicks).
 //
 // An entry answers only for the file it was made from: same device, inode,
 // size, modification and change times (a change time no user can set); an

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime/debug"
+	"strings"
 	"slices"
 	"testing"
 	"time"
@@ -323,43 +323,68 @@ func FuzzDecodeIndex(f *testing.F) {
 	})
 }
 
-var faultSink byte
-
-// TestMappedFileCutShort: a mapped file cut short under the reader (its
-// pages past the new end fault) is a panic parse recovers, as it sets
-// debug.SetPanicOnFault for the mapping's reads, not a crash; the panic
-// carries the address, by which parse tells it from a reader's bug.
-func TestMappedFileCutShort(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "lib.so")
-	if err := os.WriteFile(p, bytes.Repeat([]byte{0x7f}, 64<<10), 0o644); err != nil {
-		t.Fatal(err)
+// TestPicksReadOfAFileCutShort: the index's picks of a large library are
+// read where they lie (sparsePicks), and give what a whole read gives; cut
+// short under a reader that opened it whole, the library is an error
+// naming it, not a crash.
+func TestPicksReadOfAFileCutShort(t *testing.T) {
+	ageIndexClock(t)
+	std, err := filepath.EvalSymlinks(filepath.Join(systemLibDir, "libstdc++.so.6"))
+	if err != nil {
+		testenv.Missing(t, "libstdc++.so.6")
+		return
 	}
-	file, size, _, err := openRegular(p)
+	data, err := os.ReadFile(std)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer file.Close()
-	src := newSource(&headReader{r: file}, size)
-	defer src.close()
-	if !src.mapFile(0, uint64(size)) {
-		testenv.Missing(t, "a mapping of %s", p)
-		return
-	}
-	if err := os.Truncate(p, 0); err != nil {
+	lib := filepath.Join(t.TempDir(), "libstdc++.so.6")
+	if err := os.WriteFile(lib, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, ok := src.read(40<<10, 16)
-	if !ok {
-		t.Fatal("the mapped range is not served")
+	names := &symset.Set{}
+	names.Add("_ZNSt8ios_base4InitC1Ev")
+	want, err := OpenFile(lib, "", Options{Only: names})
+	if err != nil || len(want.Symbols) == 0 {
+		t.Fatalf("a whole read: %v, %v", want, err)
 	}
-	faulted := func() (p any) {
-		defer func() { p = recover() }()
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		faultSink = b[0] + b[15]
-		return nil
-	}()
-	if _, ok := faulted.(interface{ Addr() uintptr }); !ok {
-		t.Errorf("reading past the new end: %v, want a fault with its address (what parse reports as a change)", faulted)
+	x := OpenIndex("")
+	if _, err := OpenFile(lib, "", Options{Only: names, Index: x}); err != nil {
+		t.Fatal(err)
+	}
+	_, picks, known := x.lookup(lib, realPath(lib), fileIDOf(t, lib), Options{Only: names})
+	if !known || len(picks) == 0 {
+		t.Fatalf("the index: known %v, picks %v", known, picks)
+	}
+	ef, err := elf.Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	if !sparsePicks(ef, picks) {
+		t.Fatalf("%d picks of libstdc++ are not read where they lie", len(picks))
+	}
+	parsePicks := func() (*Object, error) {
+		file, size, _, err := openRegular(lib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, size, err := readHead(lib, file, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		if err := os.Truncate(lib, size/2); err != nil {
+			t.Fatal(err)
+		}
+		return Parse(lib, filepath.Dir(lib), h.headReader, size, Options{Only: names, picks: picks})
+	}
+	got, err := OpenFile(lib, "", Options{Only: names, Index: x})
+	if err != nil || !reflect.DeepEqual(got.Symbols, want.Symbols) {
+		t.Errorf("the picks read: %+v, %v; want %+v", got, err, want.Symbols)
+	}
+	if o, err := parsePicks(); err == nil || !strings.Contains(err.Error(), lib) {
+		t.Errorf("cut short while read: %+v, %v; want an error naming %s", o, err, lib)
 	}
 }
 

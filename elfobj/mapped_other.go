@@ -4,10 +4,6 @@ package elfobj
 
 import "github.com/etlink/etlink/datafile"
 
-// mapFile maps nothing here: the tables are read.
-func (src *sectionSource) mapFile(lo, hi uint64) bool { return false }
-
-func unmap([]byte) {}
 
 // mapWhole reads the file here.
 func mapWhole(path string, limit int64) ([]byte, func(), error) {

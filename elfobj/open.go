@@ -53,8 +53,8 @@ type Options struct {
 	// knows hold none of the names asked for, and learns the others.
 	Index *Index
 	// picks, set by the index for a library it knows, are the symbols
-	// that may hold a name asked for: only they are decoded, from the
-	// file mapped rather than read when they are few (mapPicks).
+	// that may hold a name asked for: only they are decoded, each read
+	// where it lies when they are few (sparsePicks).
 	picks []int
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -43,38 +42,31 @@ func Parse(path, dir string, r io.ReaderAt, size int64, opt Options) (*Object, e
 	return parse(path, dir, r, size, opt, true)
 }
 
-// mapPicks says whether reading only the symbols picks names is better
-// done from the file mapped, and which bytes to map (those of the tables
-// read): when they are few for the tables' size (each touches a page or
-// two), not when the tables are small or the picks many.
-func mapPicks(f *elf.File, picks []int) (lo, hi uint64, ok bool) {
+// sparsePicks says whether the symbols picks names are better read one by
+// one, each entry, name and version index where it lies (a few system
+// calls each), than with the tables whole: when they are few for the
+// tables' size. (Mapping the tables instead cost more: every unmapping
+// stops the other threads to flush their TLBs, 1.5 ms a conflicts run.)
+func sparsePicks(f *elf.File, picks []int) bool {
 	if f == nil || len(picks) == 0 {
-		return 0, 0, false
+		return false
 	}
 	var size uint64
-	lo = ^uint64(0)
 	for _, s := range dynTableSections(f) {
-		if s.Type == elf.SHT_NOBITS || s.FileSize == 0 || s.Type == elf.SHT_DYNAMIC {
-			continue // the dynamic section, in the data segment, is read
+		if s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_DYNAMIC {
+			size += s.FileSize // the dynamic section, in the data segment, is read whole
 		}
-		size += s.FileSize
-		lo, hi = min(lo, s.Offset), max(hi, s.Offset+s.FileSize)
 	}
-	return lo, hi, hi > lo && hi-lo < size*2 && size > uint64(len(picks))*8<<10
+	// A pick costs three or four reads, a few microseconds: about what
+	// copying 32 KB of tables costs.
+	return size > max(64<<10, uint64(len(picks))*32<<10)
 }
 
 // parse is Parse; with fast false every table is read through debug/elf,
 // the reference the dynamic reader is tested against.
 func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) (obj *Object, err error) {
-	mapped := false
 	defer func() {
 		if p := recover(); p != nil {
-			// A fault on the mapping (SetPanicOnFault's panic has the
-			// address), not a bound the reader missed.
-			if _, fault := p.(interface{ Addr() uintptr }); fault && mapped {
-				obj, err = nil, errorf(path, "the file changed while it was read (%v)", p)
-				return
-			}
 			obj, err = nil, errorf(path, "malformed ELF (reader panicked: %v)", p)
 		}
 	}()
@@ -95,10 +87,8 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		f = lightFile(src)
 	}
 	light := f != nil
-	if lo, hi, ok := mapPicks(f, opt.picks); light && ok && src.mapFile(lo, hi) {
-		// A file cut short while mapped faults: a panic, recovered above.
-		mapped = true
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	if light {
+		src.sparse = sparsePicks(f, opt.picks)
 	}
 	if !light {
 		if f, err = elf.NewFile(r); err != nil {
