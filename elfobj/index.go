@@ -73,32 +73,54 @@ type indexQuery struct {
 	either          *[1 << 10]uint64
 }
 
-// hashSet is a set of name hashes: sorted, and a bitmap of their top 16
-// bits that rules out most others at one load.
+// hashSet is a set of name hashes: a bitmap of their top 16 bits that
+// rules out most others at one load, then an open-addressed table (each
+// hash stored with its low bit set, which a name's hash here never has:
+// 0 is an empty slot).
 type hashSet struct {
-	sorted []uint32
+	slots  []uint32
+	shift  uint
 	bitmap *[1 << 10]uint64
 }
 
 func newHashSet(set *symset.Set) hashSet {
 	hs := hashSet{bitmap: new([1 << 10]uint64)}
+	var hashes []uint32
 	if set != nil {
-		for _, h := range set.GNUHashes() {
-			h &^= 1
-			hs.sorted = append(hs.sorted, h)
-			hs.bitmap[h>>22] |= 1 << (h >> 16 & 63)
-		}
+		hashes = set.GNUHashes()
 	}
-	slices.Sort(hs.sorted)
+	bits := uint(4)
+	for 1<<bits < 2*len(hashes) {
+		bits++
+	}
+	hs.slots, hs.shift = make([]uint32, 1<<bits), 32-bits
+	for _, h := range hashes {
+		h &^= 1
+		hs.bitmap[h>>22] |= 1 << (h >> 16 & 63)
+		i := hs.slot(h)
+		for hs.slots[i] != 0 && hs.slots[i] != h|1 {
+			i = (i + 1) & (len(hs.slots) - 1)
+		}
+		hs.slots[i] = h | 1
+	}
 	return hs
 }
+
+// slot is where h's search starts: its bits mixed, the top ones taken.
+func (hs *hashSet) slot(h uint32) int { return int(h * 0x9e3779b1 >> hs.shift) }
 
 func (hs *hashSet) has(h uint32) bool {
 	if !inBitmap(hs.bitmap, h) {
 		return false
 	}
-	_, ok := slices.BinarySearch(hs.sorted, h)
-	return ok
+	for i := hs.slot(h); ; i = (i + 1) & (len(hs.slots) - 1) {
+		switch hs.slots[i] {
+		case h | 1:
+			return true
+		case 0:
+			return false
+		}
+	}
 }
 
 // inBitmap tests the bit of h's top 16 bits.
@@ -279,16 +301,25 @@ func (q *indexQuery) picks(hashes []byte, init string) []int {
 	var out []int
 	initHash, hasInit := symset.GNUHash(init)&^1, init != ""
 	either := q.either
-	for i := 0; len(hashes) >= 4; i++ {
-		v := binary.LittleEndian.Uint32(hashes)
-		hashes = hashes[4:]
+	pick := func(i int, v uint32) {
 		h := v &^ 1 // the low bit says the symbol is defined
-		if either[h>>22]&(1<<(h>>16&63)) == 0 && (!hasInit || h != initHash) {
-			continue
-		}
 		if hasInit && h == initHash || q.names.has(h) || v&1 != 0 && q.defNames.has(h) {
 			out = append(out, i)
 		}
+	}
+	// Two hashes a load: most pairs are both ruled out by the bitmap.
+	i := 0
+	for ; len(hashes) >= 8; i += 2 {
+		v := binary.LittleEndian.Uint64(hashes)
+		hashes = hashes[8:]
+		lo, hi := uint32(v)&^1, uint32(v>>32)&^1
+		if either[lo>>22]&(1<<(lo>>16&63))|either[hi>>22]&(1<<(hi>>16&63)) != 0 || hasInit && (lo == initHash || hi == initHash) {
+			pick(i, uint32(v))
+			pick(i+1, uint32(v>>32))
+		}
+	}
+	if len(hashes) >= 4 {
+		pick(i, binary.LittleEndian.Uint32(hashes))
 	}
 	return out
 }
