@@ -108,22 +108,34 @@ func EncodeJSONWith(w io.Writer, v any, key string, n int, elem func(i int) ([]b
 // in one step rather than byte by byte through a state machine.
 func indentJSON(dst, src []byte, depth int) []byte {
 	newline := func() {
-		dst = append(dst, '\n')
-		for range depth {
-			dst = append(dst, "  "...)
+		n := 1 + 2*depth
+		dst = append(dst, indent[:min(n, len(indent))]...)
+		for range n - len(indent) { // deeper than indent reaches
+			dst = append(dst, ' ')
 		}
 	}
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {
 		case '"':
+			// The closing quote: the next one not escaped (after an even
+			// run of backslashes), found a block at a time.
 			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
+			for {
+				k := bytes.IndexByte(src[j:], '"')
+				if k < 0 {
+					j = len(src) - 1
+					break
+				}
+				j += k
+				b := j
+				for b > i+1 && src[b-1] == '\\' {
+					b--
+				}
+				if (j-b)%2 == 0 {
+					break
 				}
 				j++
 			}
-			j = min(j, len(src)-1)
 			dst = append(dst, src[i:j+1]...)
 			i = j
 		case '{', '[':
@@ -150,3 +162,6 @@ func indentJSON(dst, src []byte, depth int) []byte {
 	}
 	return dst
 }
+
+// indent is a line break and the spaces of 32 levels.
+const indent = "\n                                                                "

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/etlink/etlink/finding"
@@ -53,4 +54,27 @@ func TestEncodeJSONError(t *testing.T) {
 	if err == nil {
 		t.Fatalf("no error for an element JSON cannot hold; wrote\n%s", out.Bytes())
 	}
+}
+
+// FuzzIndentJSON: indentJSON indents compact JSON exactly as json.Indent
+// does with two spaces, strings with escaped quotes and backslashes, and
+// documents deeper than its indent string, included.
+func FuzzIndentJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":"c\"d\\\\"}],"e":{},"f":[]}`, `"x\\\\\"y"`, strings.Repeat("[", 50) + strings.Repeat("]", 50),
+		`{"k":"\\\\","l":"\\\"\\\\"}`, `[true,false,null,-1.5e3]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var compact bytes.Buffer
+		if json.Compact(&compact, data) != nil {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := indentJSON(nil, compact.Bytes(), 0); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("indentJSON:\n%s\njson.Indent:\n%s", got, want.Bytes())
+		}
+	})
 }
