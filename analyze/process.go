@@ -143,10 +143,15 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 		if !seen && len(o.Needed) > 0 {
 			p.Deps[o] = make([]Resolution, 0, len(o.Needed)) // each need appends one
 		}
+		var loaders []*elfobj.Object // chain(parent, o), once o needs a search
+		searched := false
 		for _, need := range o.Needed {
 			dep := p.byName[need]
 			if dep == nil {
-				res := p.loader.Resolve(o, chain(parent, o), need)
+				if !searched {
+					loaders, searched = chain(parent, o), true
+				}
+				res := p.loader.Resolve(o, loaders, need)
 				if !seen {
 					p.Deps[o] = append(p.Deps[o], res)
 				}
