@@ -20,7 +20,7 @@ import (
 // The rest of v is encoded as usual.
 func EncodeJSON[T any](w io.Writer, v any, key string, elems []T) error {
 	var e ElementEncoder
-	return EncodeJSONWith(w, v, key, len(elems), func(i int) ([]byte, error) { return e.Encode(&elems[i]) })
+	return encodeDocument(w, v, key, len(elems), func(i int, bw *bufio.Writer) error { return e.encodeTo(bw, &elems[i]) })
 }
 
 // ElementEncoder encodes the elements of EncodeJSONWith's array, reusing
@@ -45,11 +45,22 @@ func (e *ElementEncoder) Encode(v any) ([]byte, error) {
 	return e.w.out, nil
 }
 
-// indentWriter indents what a json.Encoder writes straight into out: the
-// encoder writes each value with one call, from its own buffer, so the
-// compact text is never copied.
+// encodeTo writes v as Encode returns it to bw, indented a piece at a
+// time: no buffer as large as the element (a torch conflict finding is
+// hundreds of kilobytes).
+func (e *ElementEncoder) encodeTo(bw *bufio.Writer, v any) error {
+	e.w.to = bw
+	defer func() { e.w.to = nil }()
+	_, err := e.Encode(v)
+	return err
+}
+
+// indentWriter indents what a json.Encoder writes straight into out, or
+// through out into to: the encoder writes each value with one call, from
+// its own buffer, so the compact text is never copied.
 type indentWriter struct {
 	out    []byte
+	to     *bufio.Writer
 	writes int
 }
 
@@ -57,22 +68,39 @@ func (w *indentWriter) Write(p []byte) (int, error) {
 	if w.writes++; w.writes > 1 {
 		return 0, errors.New("report: json.Encoder wrote one value in pieces")
 	}
+	n := len(p)
+	p = bytes.TrimSuffix(p, []byte("\n"))
+	if w.to != nil {
+		w.out = indentJSON(w.out[:0], p, 2, func(b []byte) { w.to.Write(b) })
+		w.to.Write(w.out)
+		return n, nil
+	}
 	// Indenting adds about half again: one allocation, not a chain of them.
-	w.out = indentJSON(slices.Grow(w.out[:0], len(p)*2), bytes.TrimSuffix(p, []byte("\n")), 2)
-	return len(p), nil
+	w.out = indentJSON(slices.Grow(w.out[:0], len(p)*2), p, 2, nil)
+	return n, nil
 }
 
 // EncodeJSONWith is EncodeJSON with the n elements of the array at key
 // given by elem, each as ElementEncoder.Encode returns it: a caller can
 // write elements it no longer holds (scan spills them as it reads).
 func EncodeJSONWith(w io.Writer, v any, key string, n int, elem func(i int) ([]byte, error)) error {
+	return encodeDocument(w, v, key, n, func(i int, bw *bufio.Writer) error {
+		b, err := elem(i)
+		bw.Write(b)
+		return err
+	})
+}
+
+// encodeDocument is EncodeJSONWith with each element written to bw by
+// writeElem, as ElementEncoder.Encode indents it.
+func encodeDocument(w io.Writer, v any, key string, n int, writeElem func(i int, bw *bufio.Writer) error) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	doc := indentJSON(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), 0)
+	doc := indentJSON(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), 0, nil)
 	// Only a top-level key sits at the start of a line indented once: a
 	// quote inside a string is escaped.
 	marker := []byte("\n  \"" + key + "\": []")
@@ -83,12 +111,10 @@ func EncodeJSONWith(w io.Writer, v any, key string, n int, elem func(i int) ([]b
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(doc[:at+len(marker)-1])
 	for i := range n {
-		b, err := elem(i)
-		if err != nil {
+		bw.WriteString("\n    ")
+		if err := writeElem(i, bw); err != nil {
 			return err
 		}
-		bw.WriteString("\n    ")
-		bw.Write(b)
 		if i < n-1 {
 			bw.WriteByte(',')
 		}
@@ -105,8 +131,10 @@ func EncodeJSONWith(w io.Writer, v any, key string, n int, elem func(i int) ([]b
 // by two spaces a level starting at depth, as json.Indent does: empty arrays
 // and objects stay "[]" and "{}", a colon is followed by one space. It
 // trusts src to be valid (it comes from the encoder) and scans each string
-// in one step rather than byte by byte through a state machine.
-func indentJSON(dst, src []byte, depth int) []byte {
+// in one step rather than byte by byte through a state machine. With
+// flush, what dst holds is handed to flush whenever it reaches 32 KB, and
+// dst starts again: the caller writes what is left in the dst returned.
+func indentJSON(dst, src []byte, depth int, flush func([]byte)) []byte {
 	newline := func() {
 		n := 1 + 2*depth
 		dst = append(dst, indent[:min(n, len(indent))]...)
@@ -115,6 +143,10 @@ func indentJSON(dst, src []byte, depth int) []byte {
 		}
 	}
 	for i := 0; i < len(src); i++ {
+		if flush != nil && len(dst) >= 32<<10 {
+			flush(dst)
+			dst = dst[:0]
+		}
 		switch c := src[i]; c {
 		case '"':
 			// The closing quote: the next one not escaped (after an even

@@ -60,7 +60,7 @@ func TestEncodeJSONError(t *testing.T) {
 // does with two spaces, strings with escaped quotes and backslashes, and
 // documents deeper than its indent string, included.
 func FuzzIndentJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":"c\"d\\\\"}],"e":{},"f":[]}`, `"x\\\\\"y"`, strings.Repeat("[", 50) + strings.Repeat("]", 50),
+	for _, s := range []string{`{"a":[1,2,{"b":"c\"d\\\\"}],"e":{},"f":[]}`, "[" + strings.Repeat(`"0123456789abcdef",`, 5000) + "1]", `"x\\\\\"y"`, strings.Repeat("[", 50) + strings.Repeat("]", 50),
 		`{"k":"\\\\","l":"\\\"\\\\"}`, `[true,false,null,-1.5e3]`} {
 		f.Add([]byte(s))
 	}
@@ -73,8 +73,13 @@ func FuzzIndentJSON(f *testing.F) {
 		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
 			t.Fatal(err)
 		}
-		if got := indentJSON(nil, compact.Bytes(), 0); !bytes.Equal(got, want.Bytes()) {
+		if got := indentJSON(nil, compact.Bytes(), 0, nil); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("indentJSON:\n%s\njson.Indent:\n%s", got, want.Bytes())
+		}
+		var flushed []byte
+		rest := indentJSON(nil, compact.Bytes(), 0, func(b []byte) { flushed = append(flushed, b...) })
+		if got := append(flushed, rest...); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("indentJSON, flushed:\n%s\njson.Indent:\n%s", got, want.Bytes())
 		}
 	})
 }
