@@ -1,9 +1,11 @@
 package analyze
 
 import (
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/etlink/etlink/elfobj"
@@ -90,5 +92,20 @@ func TestOpenInputsErrors(t *testing.T) {
 	}
 	if res := l.Resolve(byBase(roots, "libexecutorch_backend_xnnpack.so.1"), nil, "libexecutorch.so.1"); res.Object == nil {
 		t.Error("the roots' closure was not read")
+	}
+}
+
+// TestExpandAsAReplacer: expand replaces ld.so's tokens as a
+// strings.Replacer of every spelling does, in one pass (a directory that
+// holds "$LIB" is not expanded again), a lone '$' kept.
+func TestExpandAsAReplacer(t *testing.T) {
+	o := &elfobj.Object{Dir: "/opt/$LIB/x", Machine: elf.EM_X86_64, Class: elf.ELFCLASS64}
+	r := strings.NewReplacer("${ORIGIN}", o.Dir, "$ORIGIN", o.Dir, "${LIB}", libToken(o), "$LIB", libToken(o),
+		"${PLATFORM}", o.MachineName(), "$PLATFORM", o.MachineName())
+	for _, s := range []string{"", "/usr/lib", "$ORIGIN", "${ORIGIN}/../lib", "$ORIGIN/$LIB:${PLATFORM}$", "$$ORIGINS$",
+		"a$", "$ORIGIN$ORIGIN", "${ORIGIN", "$PLATFORMx/${LIB}y"} {
+		if got, want := expand(s, o), r.Replace(s); got != want {
+			t.Errorf("expand(%q) = %q, want %q", s, got, want)
+		}
 	}
 }
