@@ -421,7 +421,7 @@ func (l *Loader) Prefetch(roots []*elfobj.Object) {
 	}
 	p := l.startPrefetch()
 	for _, r := range roots {
-		p.visit(r, nil)
+		p.visit(r, nil, false)
 	}
 	p.wait()
 }
@@ -448,7 +448,7 @@ func (l *Loader) OpenInputs(paths []string, roots []*elfobj.Object) ([]*elfobj.O
 			}
 			l.mu.Unlock()
 			for _, r := range roots {
-				p.visit(r, nil)
+				p.visit(r, nil, false)
 			}
 		},
 		Read: func(real string, objs []*elfobj.Object) {
@@ -456,7 +456,7 @@ func (l *Loader) OpenInputs(paths []string, roots []*elfobj.Object) ([]*elfobj.O
 			l.settle(real, objs...)
 			l.mu.Unlock()
 			for _, o := range objs {
-				p.visit(o, nil)
+				p.visit(o, nil, false)
 			}
 		},
 	})
@@ -473,21 +473,24 @@ type prefetch struct {
 	wake    *sync.Cond
 	queue   []Need
 	pending int // needs queued or being resolved, and holds
+	workers int
 	wg      sync.WaitGroup
 }
 
 func (l *Loader) startPrefetch() *prefetch {
-	p := &prefetch{l: l}
+	p := &prefetch{l: l, workers: runtime.GOMAXPROCS(0)}
 	p.wake = sync.NewCond(&p.mu)
-	for range runtime.GOMAXPROCS(0) {
+	for range p.workers {
 		p.wg.Go(p.work)
 	}
 	return p
 }
 
 // visit queues o's DT_NEEDED entries, unless o has been visited before (by
-// this prefetch or an earlier one).
-func (p *prefetch) visit(o *elfobj.Object, chain []*elfobj.Object) {
+// this prefetch or an earlier one), and wakes a worker for each, but one
+// when a worker visits (it takes the next itself): waking every worker
+// for every library cost a futex call each.
+func (p *prefetch) visit(o *elfobj.Object, chain []*elfobj.Object, worker bool) {
 	p.l.mu.Lock()
 	seen := p.l.prefetched[o]
 	p.l.prefetched[o] = true
@@ -501,7 +504,13 @@ func (p *prefetch) visit(o *elfobj.Object, chain []*elfobj.Object) {
 		p.queue = append(p.queue, Need{From: o, Chain: chain, Name: name})
 		p.pending++
 	}
-	p.wake.Broadcast()
+	wake := len(o.Needed)
+	if worker {
+		wake--
+	}
+	for range min(wake, p.workers) {
+		p.wake.Signal()
+	}
 }
 
 // hold keeps the workers waiting for more even when the queue runs dry:
@@ -545,7 +554,7 @@ func (p *prefetch) work() {
 			if n.Chain != nil || len(n.From.Rpath) > 0 {
 				c = append([]*elfobj.Object{n.From}, n.Chain...)
 			}
-			p.visit(res.Object, c)
+			p.visit(res.Object, c, true)
 		}
 		p.done()
 	}
