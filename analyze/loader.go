@@ -146,6 +146,9 @@ var treePool = sync.Pool{New: func() any { return &treeMaps{byName: map[string]*
 // defines none, as when the interpreter is to provide it. defs must index
 // o's tree.
 func (l *Loader) Own(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
+	if s, ok := defs.defs[name][o]; ok && defs.suits(o, s, name, version) {
+		return o // first in its own tree: no need to build the tree
+	}
 	l.mu.Lock()
 	rank, ok := l.trees[o]
 	l.mu.Unlock()
