@@ -290,13 +290,16 @@ func (d *Definitions) Refs(name string) []Reference { return d.refs[name] }
 func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
 	d := &Definitions{defs: map[string]map[*elfobj.Object]*elfobj.Symbol{},
 		versions: map[string]map[*elfobj.Object][]string{}, refs: map[string][]Reference{}}
-	seen := map[*elfobj.Object]bool{}
+	seen := make(map[*elfobj.Object]bool, len(objs))
+	referred := map[string]bool{} // by the object at hand, emptied for the next
 	for _, o := range objs {
 		if seen[o] {
 			continue
 		}
 		seen[o] = true
-		referred := map[string]bool{}
+		if len(referred) > 0 {
+			clear(referred)
+		}
 		for i := range o.Symbols {
 			s := &o.Symbols[i]
 			if s.Name == "" || !names.Has(s.Name) {

@@ -3,7 +3,7 @@ package analyze
 import (
 	"debug/elf"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/etlink/etlink/elfobj"
@@ -79,19 +79,23 @@ type Unbound struct {
 // tree the search did not find, whose symbols cannot be checked.
 func (p *Process) Needs(o *elfobj.Object) (out []Unbound, missing []Edge) {
 	var names symset.Set
-	var want []*elfobj.Symbol // one per name and version asked for
+	type wanted struct {
+		key string // Versioned(), made once, not at every comparison
+		*elfobj.Symbol
+	}
+	var want []wanted // one per name and version asked for
 	for i := range o.Symbols {
 		s := &o.Symbols[i]
 		if s.Defined() || s.Binding() == elf.STB_WEAK || s.Name == "" {
 			continue
 		}
 		names.Add(s.Name)
-		want = append(want, s)
+		want = append(want, wanted{s.Versioned(), s})
 	}
 	if len(want) == 0 {
 		return nil, nil
 	}
-	sort.Slice(want, func(i, j int) bool { return want[i].Versioned() < want[j].Versioned() })
+	slices.SortFunc(want, func(a, b wanted) int { return strings.Compare(a.key, b.key) })
 	alone := NewProcess(p.loader)
 	tree := alone.Dlopen(o, false)
 	defs := Index(append(append([]*elfobj.Object(nil), tree...), p.Scope(o)...), &names)
