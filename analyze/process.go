@@ -288,8 +288,9 @@ func (d *Definitions) Refs(name string) []Reference { return d.refs[name] }
 // Index collects, from objs, the exported definitions of the given names
 // and the references to them. Each object is indexed once.
 func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
-	d := &Definitions{defs: map[string]map[*elfobj.Object]*elfobj.Symbol{},
-		versions: map[string]map[*elfobj.Object][]string{}, refs: map[string][]Reference{}}
+	n := names.Len() // each name once, the maps sized at once
+	d := &Definitions{defs: make(map[string]map[*elfobj.Object]*elfobj.Symbol, n),
+		versions: make(map[string]map[*elfobj.Object][]string, n), refs: make(map[string][]Reference, n)}
 	seen := make(map[*elfobj.Object]bool, len(objs))
 	referred := map[string]bool{} // by the object at hand, emptied for the next
 	for _, o := range objs {
