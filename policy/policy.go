@@ -74,7 +74,7 @@ type archVersions struct {
 
 type namespace struct {
 	name     string
-	versions []string
+	versions []string // as symbols name them: GLIBC_2.17
 }
 
 type libSymbols struct {
@@ -105,7 +105,7 @@ func For(libc Libc, arch string) []Policy {
 			for _, ns := range r.versions[i].namespaces {
 				p.Versions[ns.name] = make(map[string]bool, len(ns.versions))
 				for _, v := range ns.versions {
-					p.Versions[ns.name][ns.name+"_"+v] = true
+					p.Versions[ns.name][v] = true
 				}
 			}
 			for _, lib := range r.whitelist {

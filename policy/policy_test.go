@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/etlink/etlink/policy/internal/auditwheel"
@@ -114,7 +115,11 @@ func TestTablesAreAuditwheels(t *testing.T) {
 			for _, v := range p.versions {
 				r.Versions[v.arch] = map[string][]string{}
 				for _, ns := range v.namespaces {
-					r.Versions[v.arch][ns.name] = ns.versions
+					bare := []string{}
+					for _, name := range ns.versions {
+						bare = append(bare, strings.TrimPrefix(name, ns.name+"_"))
+					}
+					r.Versions[v.arch][ns.name] = bare
 				}
 			}
 			for _, b := range p.blacklist {

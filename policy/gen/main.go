@@ -39,7 +39,12 @@ func main() {
 			for _, arch := range sorted(p.Versions) {
 				fmt.Fprintf(&b, "{arch: %q, namespaces: []namespace{\n", arch)
 				for _, ns := range sorted(p.Versions[arch]) {
-					fmt.Fprintf(&b, "{name: %q, versions: %#v},\n", ns, p.Versions[arch][ns])
+					// As symbols name them (GLIBC_2.17): no name is made per check.
+					named := []string{}
+					for _, v := range p.Versions[arch][ns] {
+						named = append(named, ns+"_"+v)
+					}
+					fmt.Fprintf(&b, "{name: %q, versions: %#v},\n", ns, named)
 				}
 				b.WriteString("}},\n")
 			}
