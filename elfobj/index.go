@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -16,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/etlink/etlink/internal/cachedir"
 	"github.com/etlink/etlink/symset"
 )
 
@@ -31,7 +31,7 @@ import (
 //
 // An entry answers only for the file it was made from: same device, inode,
 // size, modification and change times (a change time no user can set); an
-// entry is not made for a file changed in the last racyWindow, whose next
+// entry is not made for a file changed in the last cachedir.Racy, whose next
 // change could keep its time stamps (as git's "racy" index entries). The
 // hashes are only a filter: two names with one hash make a library read,
 // never a name missed.
@@ -130,8 +130,7 @@ const (
 	indexMagic = "etlink symbol index 2\n" // then the entry count, the entries, a CRC-32 (IEEE) of all before it
 	// indexMax bounds the file, which every run reads whole: about three
 	// closures the size of torch's (1.4 MB), the last run's first.
-	indexMax   = 4 << 20
-	racyWindow = 2 * time.Second
+	indexMax = 4 << 20
 )
 
 // OpenIndex starts reading the index kept at path ("" for an index kept
@@ -216,19 +215,9 @@ func (x *Index) Save() {
 	if !ok {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(x.path), 0o755); err != nil {
-		return
+	if cachedir.WriteFile(x.path, data) == nil {
+		x.changed = false
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(x.path), ".symindex-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), x.path) != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	x.changed = false
 }
 
 // indexable says whether a read with opt may be answered by the index:
@@ -345,7 +334,7 @@ func (x *Index) store(real string, id fileID, o *Object, hashes []byte) {
 	if x == nil || id.ino == 0 || hashes == nil {
 		return
 	}
-	racy := indexNow().Add(-racyWindow).UnixNano()
+	racy := indexNow().Add(-cachedir.Racy).UnixNano()
 	if id.mtime > racy || id.ctime > racy {
 		return
 	}

@@ -57,7 +57,7 @@ type witness struct {
 	Prefix string `json:"prefix,omitempty"`
 	Names  string `json:"names,omitempty"`
 	// Changed is a directory's change time when its names were taken (0
-	// when it changed within racyWindow of that): while it is the same,
+	// when it changed within cachedir.Racy of that): while it is the same,
 	// no name in it was added, removed or renamed, and it is not listed.
 	Changed int64 `json:"changed,omitempty"`
 }
@@ -86,7 +86,7 @@ func witnessEntries(p, prefix string) witness {
 		}
 	}
 	w := witness{Path: p, Exists: true, Prefix: prefix, Names: hex.EncodeToString(h.Sum(nil))}
-	if changed != 0 && changed < clock().Add(-racyWindow).UnixNano() && changeTime(p) == changed {
+	if changed != 0 && changed < clock().Add(-cachedir.Racy).UnixNano() && changeTime(p) == changed {
 		w.Changed = changed
 	}
 	return w
@@ -241,23 +241,12 @@ func remember(recs ...*record) {
 	if CacheDir == "" || len(recs) == 0 {
 		return
 	}
-	if err := os.MkdirAll(CacheDir, 0o755); err != nil {
-		return
-	}
 	now := time.Now().UnixNano()
 	for _, r := range recs {
 		r.Used = now
 		data, err := json.Marshal(r)
-		if err != nil {
+		if err != nil || cachedir.WriteFile(recordFile(r.Key), data) != nil {
 			return
-		}
-		tmp, err := os.CreateTemp(CacheDir, ".record-*")
-		if err != nil {
-			return
-		}
-		_, werr := tmp.Write(data)
-		if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), recordFile(r.Key)) != nil {
-			os.Remove(tmp.Name())
 		}
 	}
 	trim()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/internal/cachedir"
 )
 
 // Attempt is one interpreter asked, and what it answered.
@@ -340,7 +341,7 @@ func lastLine(s, fallback string) string {
 // witness: a name added, removed or renamed in a directory changes its
 // modification time. Walking torch's 230 directories costs five system
 // calls each, checking them one. A directory modified in the last
-// racyWindow (whose next change may keep the same time stamp, as git's
+// cachedir.Racy (whose next change may keep the same time stamp, as git's
 // "racy" index entries) keeps the listing from being remembered.
 func PackageFiles(dir string) ([]string, error) {
 	key := filesKey(dir)
@@ -365,7 +366,7 @@ func PackageFiles(dir string) ([]string, error) {
 		}
 		rec.Files = append(rec.Files, rel) // dir may be given another way next time
 	}
-	racy := time.Now().Add(-racyWindow).UnixNano()
+	racy := time.Now().Add(-cachedir.Racy).UnixNano()
 	for _, d := range walked {
 		w := witnessOf(d)
 		if !w.Exists || w.Mtime > racy {
@@ -376,10 +377,6 @@ func PackageFiles(dir string) ([]string, error) {
 	remember(rec)
 	return out, nil
 }
-
-// racyWindow is how recent a directory's change keeps a listing from being
-// remembered: more than the file system's time stamp granularity.
-const racyWindow = 2 * time.Second
 
 // walkPackage is PackageFiles' walk, and the directories it read.
 func walkPackage(dir string) (out, walked []string, err error) {

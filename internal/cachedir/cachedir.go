@@ -6,7 +6,14 @@ package cachedir
 import (
 	"os"
 	"path/filepath"
+	"time"
 )
+
+// Racy is how recent a change to a file or directory keeps its time
+// stamps from standing for its content: its next change, within the file
+// system's time stamp granularity, could keep them (as git's "racy" index
+// entries). What changed within Racy is not remembered.
+const Racy = 2 * time.Second
 
 // File is name in the cache directory, or "" when caching is off or there
 // is no home to hold it.
@@ -26,4 +33,29 @@ func File(name string) string {
 		dir = filepath.Join(home, ".cache", "etlink")
 	}
 	return filepath.Join(dir, name)
+}
+
+// WriteFile replaces the file at path with data atomically (a reader sees
+// the old file or the new one), making its directory; a file left half
+// written by a failure is removed.
+func WriteFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
