@@ -33,20 +33,31 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// ErrTooLarge is wrapped by the error ReadFile gives for a file over its
+// OpenLimited is Open for a file of at most limit bytes: a larger one is
+// an error wrapping ErrTooLarge, for a reader that takes the file whole.
+func OpenLimited(path string, limit int64) (*os.File, fs.FileInfo, error) {
+	f, fi, err := Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() > limit {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, fi.Size(), limit)}
+	}
+	return f, fi, nil
+}
+
+// ErrTooLarge is wrapped by the error OpenLimited and ReadFile give for a file over its
 // limit.
 var ErrTooLarge = fmt.Errorf("file too large")
 
 // ReadFile reads a regular file of at most limit bytes.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, fi, err := Open(path)
+	f, fi, err := OpenLimited(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, fi.Size(), limit)}
-	}
 	// The file may grow while read: never more than limit+1 bytes. The
 	// buffer starts at the size the file has (io.ReadAll would start at
 	// 512 bytes and double, allocating twice the file and copying it).

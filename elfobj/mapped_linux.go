@@ -1,7 +1,6 @@
 package elfobj
 
 import (
-	"fmt"
 	"io/fs"
 	"syscall"
 
@@ -14,20 +13,15 @@ import (
 // the page cache's: a file cut short while mapped faults on them, so its
 // reader turns faults into panics.
 func mapWhole(path string, limit int64) (data []byte, release func(), err error) {
-	f, size, mode, _, err := openRead(path)
+	f, fi, err := datafile.OpenLimited(path, limit)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	switch {
-	case !mode.IsRegular():
-		return nil, nil, &fs.PathError{Op: "map", Path: path, Err: fmt.Errorf("not a regular file but %s", datafile.Kind(mode))}
-	case size > limit:
-		return nil, nil, &fs.PathError{Op: "map", Path: path, Err: fmt.Errorf("%w: %d bytes, the limit is %d", datafile.ErrTooLarge, size, limit)}
-	case size == 0:
+	if fi.Size() == 0 {
 		return nil, func() {}, nil
 	}
-	b, err := syscall.Mmap(f.(*fdFile).fd, 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {
 		return nil, nil, &fs.PathError{Op: "map", Path: path, Err: err}
 	}
