@@ -583,6 +583,7 @@ func (l *Loader) Failures() []error {
 
 // expand substitutes ld.so's dynamic string tokens. $ORIGIN is the directory
 // of the object, in the wheel's namespace for wheel entries.
+//
 // Tokens are replaced in one pass, left to right, the first listed
 // spelling winning at a position (as a strings.Replacer of them would,
 // without building one per search directory).

@@ -30,9 +30,6 @@ func (s *strTable) len() int { return s.size }
 // at is the string at start and whether it is terminated inside the table
 // (tabStringOK's answer).
 func (s *strTable) at(start int) (string, bool) {
-	if !s.sparse {
-		return tabStringOK(s.tab, start)
-	}
 	rest, at := s.window(start)
 	if at < 0 {
 		return "", false

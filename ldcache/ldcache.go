@@ -452,8 +452,6 @@ func key(name string) string {
 	return b.String()
 }
 
-// digitRun returns a run of digits with leading zeros dropped (so that runs
-// compare by value without overflow) and its length.
 // leadingZero reports whether a run of digits in name starts with a zero
 // and goes on: what key drops.
 func leadingZero(name string) bool {
@@ -465,6 +463,8 @@ func leadingZero(name string) bool {
 	return false
 }
 
+// digitRun returns a run of digits with leading zeros dropped (so that runs
+// compare by value without overflow) and its length.
 func digitRun(s string) (string, int) {
 	n := 0
 	for n < len(s) && isDigit(s[n]) {

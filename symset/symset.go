@@ -62,8 +62,9 @@ type prefixWords struct{ lo, hi, mlo, mhi uint64 }
 // filterBits is 64 Kbit (8 KB): the filter stays in L1.
 const filterBits = 1 << 16
 
-// Grow makes room for n more names: a set built of a wheel's thousands
-// of exports would otherwise grow its map a dozen times.
+// Grow sizes an empty set for n names (a set that holds names already is
+// left as it is): a set built of a wheel's thousands of exports would
+// otherwise grow its map a dozen times.
 func (s *Set) Grow(n int) {
 	if s.names == nil {
 		s.names = make(map[string]string, n)
