@@ -2,9 +2,11 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -155,7 +157,7 @@ func compareWithLoader(t *testing.T, dir string, steps []ldoracle.Step) {
 	defs := Index(p.Order, &names)
 	// What the model says, for every reference of the scenario's objects.
 	model := map[string]string{}
-	for _, name := range sortedNames(watch) {
+	for _, name := range slices.Sorted(maps.Keys(watch)) {
 		for _, r := range defs.Refs(name) {
 			if _, ours := byPath[ldoracle.Real(r.Object.Path)]; !ours {
 				continue

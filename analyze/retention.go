@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"debug/elf"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -690,7 +691,7 @@ func (r *Retention) splits(f *LinkFacts) []Split {
 	}
 	defs := Index(set, &regSet)
 	var out []Split
-	for _, name := range sortedNames(regSyms) {
+	for _, name := range slices.Sorted(maps.Keys(regSyms)) {
 		byObj := defs.Of(name)
 		if len(byObj) < 2 {
 			continue
@@ -709,14 +710,5 @@ func (r *Retention) splits(f *LinkFacts) []Split {
 		}
 		out = append(out, sp)
 	}
-	return out
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

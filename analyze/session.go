@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -305,7 +306,7 @@ func inputList(paths []string, from []string, errs []error, log Log) ([]finding.
 		inputs = append(inputs, in)
 	}
 	// Failures inside an input (a wheel entry, a file in a directory).
-	for _, p := range sortedNames(failed) {
+	for _, p := range slices.Sorted(maps.Keys(failed)) {
 		inputs = append(inputs, finding.Input{Path: p, Error: failed[p]})
 	}
 	return inputs, dangling

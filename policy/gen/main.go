@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"go/format"
 	"log"
+	"maps"
 	"os"
 	"slices"
 
@@ -36,9 +37,9 @@ func main() {
 		for _, p := range ps {
 			fmt.Fprintf(&b, "{name: %q, priority: %d, aliases: %#v, whitelist: %#v,\n", p.Name, p.Priority, p.Aliases, p.Whitelist)
 			b.WriteString("versions: []archVersions{\n")
-			for _, arch := range sorted(p.Versions) {
+			for _, arch := range slices.Sorted(maps.Keys(p.Versions)) {
 				fmt.Fprintf(&b, "{arch: %q, namespaces: []namespace{\n", arch)
-				for _, ns := range sorted(p.Versions[arch]) {
+				for _, ns := range slices.Sorted(maps.Keys(p.Versions[arch])) {
 					// As symbols name them (GLIBC_2.17): no name is made per check.
 					named := []string{}
 					for _, v := range p.Versions[arch][ns] {
@@ -49,7 +50,7 @@ func main() {
 				b.WriteString("}},\n")
 			}
 			b.WriteString("},\nblacklist: []libSymbols{\n")
-			for _, lib := range sorted(p.Blacklist) {
+			for _, lib := range slices.Sorted(maps.Keys(p.Blacklist)) {
 				fmt.Fprintf(&b, "{library: %q, symbols: %#v},\n", lib, p.Blacklist[lib])
 			}
 			b.WriteString("}},\n")
@@ -64,13 +65,4 @@ func main() {
 	if err := os.WriteFile("tables.go", src, 0o644); err != nil {
 		log.Fatal(err)
 	}
-}
-
-func sorted[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
