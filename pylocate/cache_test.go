@@ -35,6 +35,14 @@ func countingPython(t *testing.T, site string, finds bool) (python, count string
 	return fakePython(t, version+"\nSITE="+site+"\necho run >> "+count+"\n"+answer), count
 }
 
+// cacheIn points CacheDir at a directory of the test's own until it ends,
+// so that no later test writes into one already removed.
+func cacheIn(t *testing.T) {
+	prev := CacheDir
+	CacheDir = t.TempDir()
+	t.Cleanup(func() { CacheDir = prev })
+}
+
 func runs(t *testing.T, count string) int {
 	t.Helper()
 	data, _ := os.ReadFile(count)
@@ -45,7 +53,7 @@ func runs(t *testing.T, count string) int {
 // interpreter is not started again, failures included), and asked again
 // once a sys.path directory changes or the environment does.
 func TestFindRemembers(t *testing.T) {
-	CacheDir = t.TempDir()
+	cacheIn(t)
 	site := t.TempDir()
 	shim, shimRuns := countingPython(t, t.TempDir(), false)
 	good, goodRuns := countingPython(t, site, true)
@@ -94,7 +102,7 @@ func TestFindRemembers(t *testing.T) {
 // TestCacheBrokenOrOff: a cache file that is not etlink's is an empty
 // cache; with no cache file nothing is remembered.
 func TestCacheBrokenOrOff(t *testing.T) {
-	CacheDir = t.TempDir()
+	cacheIn(t)
 	good, goodRuns := countingPython(t, t.TempDir(), true)
 	if err := os.WriteFile(recordFile(cacheKey("torch", good)), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
@@ -122,7 +130,7 @@ func TestCacheBrokenOrOff(t *testing.T) {
 // interpreter is started, and one after it is never remembered with a
 // version it was not asked for.
 func TestFindStopsAtTheRememberedAnswer(t *testing.T) {
-	CacheDir = t.TempDir()
+	cacheIn(t)
 	first, firstRuns := countingPython(t, t.TempDir(), true)
 	second, secondRuns := countingPython(t, t.TempDir(), true)
 	for range 3 {
@@ -146,7 +154,7 @@ func TestFindStopsAtTheRememberedAnswer(t *testing.T) {
 // added behind a directory time stamp set back), and walked again when one
 // did; a directory changed within cachedir.Racy keeps it from being stored.
 func TestPackageFilesRemembered(t *testing.T) {
-	CacheDir = t.TempDir()
+	cacheIn(t)
 	dir := t.TempDir()
 	touch := func(rel string) {
 		p := filepath.Join(dir, rel)
@@ -265,7 +273,7 @@ func TestWitnessOfAnUnchangedDirectory(t *testing.T) {
 // TestRecordsTrimmed: past maxRecords answers, the ones written longest ago
 // are dropped, the others kept.
 func TestRecordsTrimmed(t *testing.T) {
-	CacheDir = t.TempDir()
+	cacheIn(t)
 	for i := range maxRecords + 3 {
 		remember(&record{Key: fmt.Sprintf("k%03d", i), Dir: "/x"})
 		at := time.Now().Add(time.Duration(i-maxRecords-3) * time.Minute)
