@@ -36,6 +36,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/etlink/etlink/internal/jsonw"
 )
 
 // Severity orders findings; --fail-on compares against it.
@@ -217,4 +219,63 @@ func UnderRoot(p string, roots []string) (string, bool) {
 	}
 	parent := best[:strings.LastIndexByte(strings.TrimSuffix(best, "/"), '/')+1]
 	return p[len(parent):], true
+}
+
+// WriteJSON writes f as encoding/json would (jsonw.Value): a report holds
+// thousands of findings, their Details written by their own WriteJSON where
+// they have one.
+func (f *Finding) WriteJSON(w *jsonw.Writer) {
+	w.Open('{')
+	w.Field("rule", f.Rule)
+	w.Field("name", f.Name)
+	w.Field("severity", f.Severity.String())
+	w.Key("subject")
+	f.Subject.writeJSON(w)
+	w.Field("message", f.Message)
+	if len(f.Evidence) > 0 {
+		w.Key("evidence")
+		jsonw.Slice(w, f.Evidence, (*Step).writeJSON)
+	}
+	w.OmitEmpty("fix", f.Fix)
+	if l := f.Location; l != nil {
+		w.Key("location")
+		w.Open('{')
+		w.Field("file", l.File)
+		omitZero(w, "line", l.Line)
+		w.Close('}')
+	}
+	w.Field("fingerprint", f.Fingerprint)
+	if f.Details != nil {
+		w.Key("details")
+		w.Any(f.Details)
+	}
+	w.Close('}')
+}
+
+func (s *Subject) writeJSON(w *jsonw.Writer) {
+	w.Open('{')
+	w.OmitEmpty("file", s.File)
+	w.OmitEmpty("member", s.Member)
+	w.OmitEmpty("target", s.Target)
+	w.OmitEmpty("symbol", s.Symbol)
+	w.OmitEmpty("demangled", s.Demangled)
+	w.OmitEmpty("component", s.Component)
+	w.OmitEmpty("peer", s.Peer)
+	w.Close('}')
+}
+
+func (s *Step) writeJSON(w *jsonw.Writer) {
+	w.Open('{')
+	w.Field("text", s.Text)
+	w.OmitEmpty("file", s.File)
+	omitZero(w, "line", s.Line)
+	w.OmitEmpty("symbol", s.Symbol)
+	w.Close('}')
+}
+
+func omitZero(w *jsonw.Writer, k string, n int) {
+	if n != 0 {
+		w.Key(k)
+		w.Int(n)
+	}
 }

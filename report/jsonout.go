@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/etlink/etlink/internal/jsonw"
 )
 
 // EncodeJSON writes v to w exactly as a json.Encoder with SetIndent("", "  ")
@@ -15,12 +17,22 @@ import (
 // faster and in less memory: the encoder builds the whole document, then
 // indents it into a second buffer, both as large as the output (a torch
 // conflict report is megabytes). Here the top-level field key of v, a slice
-// set to elems and written empty by v, is written one element at a time,
-// each marshalled compact into a reused buffer and indented by indentJSON.
-// The rest of v is encoded as usual.
-func EncodeJSON[T any](w io.Writer, v any, key string, elems []T) error {
-	var e ElementEncoder
-	return encodeDocument(w, v, key, len(elems), func(i int, bw *bufio.Writer) error { return e.encodeTo(bw, &elems[i]) })
+// set to elems and written empty by v, is written one element at a time by
+// the elements' WriteJSON, straight into the output. The rest of v is
+// encoded as usual.
+func EncodeJSON[T any, P interface {
+	*T
+	jsonw.Value
+}](w io.Writer, v any, key string, elems []T) error {
+	var jw *jsonw.Writer
+	return encodeDocument(w, v, key, len(elems), func(i int, bw *bufio.Writer) error {
+		if jw == nil {
+			jw = jsonw.NewWriter(2, func(b []byte) { bw.Write(b) })
+		}
+		P(&elems[i]).WriteJSON(jw)
+		jw.Flush()
+		return jw.Err()
+	})
 }
 
 // ElementEncoder encodes the elements of EncodeJSONWith's array, reusing
@@ -45,22 +57,11 @@ func (e *ElementEncoder) Encode(v any) ([]byte, error) {
 	return e.w.out, nil
 }
 
-// encodeTo writes v as Encode returns it to bw, indented a piece at a
-// time: no buffer as large as the element (a torch conflict finding is
-// hundreds of kilobytes).
-func (e *ElementEncoder) encodeTo(bw *bufio.Writer, v any) error {
-	e.w.to = bw
-	defer func() { e.w.to = nil }()
-	_, err := e.Encode(v)
-	return err
-}
-
-// indentWriter indents what a json.Encoder writes straight into out, or
-// through out into to: the encoder writes each value with one call, from
-// its own buffer, so the compact text is never copied.
+// indentWriter indents what a json.Encoder writes straight into out: the
+// encoder writes each value with one call, from its own buffer, so the
+// compact text is never copied.
 type indentWriter struct {
 	out    []byte
-	to     *bufio.Writer
 	writes int
 }
 
@@ -68,16 +69,9 @@ func (w *indentWriter) Write(p []byte) (int, error) {
 	if w.writes++; w.writes > 1 {
 		return 0, errors.New("report: json.Encoder wrote one value in pieces")
 	}
-	n := len(p)
-	p = bytes.TrimSuffix(p, []byte("\n"))
-	if w.to != nil {
-		w.out = indentJSON(w.out[:0], p, 2, func(b []byte) { w.to.Write(b) })
-		w.to.Write(w.out)
-		return n, nil
-	}
 	// Indenting adds about half again: one allocation, not a chain of them.
-	w.out = indentJSON(slices.Grow(w.out[:0], len(p)*2), p, 2, nil)
-	return n, nil
+	w.out = jsonw.Indent(slices.Grow(w.out[:0], len(p)*2), bytes.TrimSuffix(p, []byte("\n")), 2, nil)
+	return len(p), nil
 }
 
 // EncodeJSONWith is EncodeJSON with the n elements of the array at key
@@ -100,7 +94,7 @@ func encodeDocument(w io.Writer, v any, key string, n int, writeElem func(i int,
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	doc := indentJSON(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), 0, nil)
+	doc := jsonw.Indent(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), 0, nil)
 	// Only a top-level key sits at the start of a line indented once: a
 	// quote inside a string is escaped.
 	marker := []byte("\n  \"" + key + "\": []")
@@ -126,74 +120,3 @@ func encodeDocument(w io.Writer, v any, key string, n int, writeElem func(i int,
 	bw.WriteByte('\n')
 	return bw.Flush()
 }
-
-// indentJSON appends src, compact JSON as encoding/json writes it, indented
-// by two spaces a level starting at depth, as json.Indent does: empty arrays
-// and objects stay "[]" and "{}", a colon is followed by one space. It
-// trusts src to be valid (it comes from the encoder) and scans each string
-// in one step rather than byte by byte through a state machine. With
-// flush, what dst holds is handed to flush whenever it reaches 32 KB, and
-// dst starts again: the caller writes what is left in the dst returned.
-func indentJSON(dst, src []byte, depth int, flush func([]byte)) []byte {
-	newline := func() {
-		n := 1 + 2*depth
-		dst = append(dst, indent[:min(n, len(indent))]...)
-		for range n - len(indent) { // deeper than indent reaches
-			dst = append(dst, ' ')
-		}
-	}
-	for i := 0; i < len(src); i++ {
-		if flush != nil && len(dst) >= 32<<10 {
-			flush(dst)
-			dst = dst[:0]
-		}
-		switch c := src[i]; c {
-		case '"':
-			// The closing quote: the next one not escaped (after an even
-			// run of backslashes), found a block at a time.
-			j := i + 1
-			for {
-				k := bytes.IndexByte(src[j:], '"')
-				if k < 0 {
-					j = len(src) - 1
-					break
-				}
-				j += k
-				b := j
-				for b > i+1 && src[b-1] == '\\' {
-					b--
-				}
-				if (j-b)%2 == 0 {
-					break
-				}
-				j++
-			}
-			dst = append(dst, src[i:j+1]...)
-			i = j
-		case '{', '[':
-			dst = append(dst, c)
-			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
-				dst = append(dst, src[i+1])
-				i++
-				continue
-			}
-			depth++
-			newline()
-		case '}', ']':
-			depth--
-			newline()
-			dst = append(dst, c)
-		case ',':
-			dst = append(dst, c)
-			newline()
-		case ':':
-			dst = append(dst, ':', ' ')
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
-}
-
-// indent is a line break and the spaces of 32 levels.
-const indent = "\n                                                                "

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/etlink/etlink/finding"
@@ -28,6 +27,12 @@ func TestEncodeJSONMatchesTheEncoder(t *testing.T) {
 			Findings: []finding.Finding{
 				{Rule: "ET301", Message: `std::vector<int, std::allocator<int> > "quoted" \ back`, Severity: finding.Error},
 				{Rule: "ET302", Evidence: []finding.Step{{Text: "é ü \u2028 \x01"}, {}}},
+				{Rule: "ET202", Severity: finding.Note, Subject: finding.Subject{File: "f", Member: "m.o", Target: "t", Symbol: "_ZN1aE",
+					Demangled: "a", Component: "c", Peer: "p"}, Evidence: []finding.Step{{Text: "t", File: "CMakeLists.txt", Line: 7, Symbol: "s"}},
+					Fix: "fix\n\tit", Location: &finding.Location{File: "CMakeLists.txt", Line: 3}, Fingerprint: "0123",
+					Details: map[string]any{"symbols": []string{"a<b>", "c&d"}, "empty": []int{}, "nil": nil}},
+				{Rule: "ET101", Location: &finding.Location{File: "x"}, Evidence: []finding.Step{}, Details: []int(nil)},
+				{Rule: "ET999", Severity: finding.Severity(9), Details: struct{}{}},
 			},
 			Summary: map[string]int{"error": 1, "note": 0}},
 	} {
@@ -45,8 +50,8 @@ func TestEncodeJSONMatchesTheEncoder(t *testing.T) {
 // TestEncodeJSONError: an element the encoder refuses is an error, not a
 // truncated document passed off as whole.
 func TestEncodeJSONError(t *testing.T) {
-	elems := make([]any, 40)
-	elems[33] = make(chan int)
+	elems := make([]finding.Finding, 40)
+	elems[33].Details = make(chan int)
 	var out bytes.Buffer
 	err := EncodeJSON(&out, struct {
 		Findings []any `json:"findings"`
@@ -54,32 +59,4 @@ func TestEncodeJSONError(t *testing.T) {
 	if err == nil {
 		t.Fatalf("no error for an element JSON cannot hold; wrote\n%s", out.Bytes())
 	}
-}
-
-// FuzzIndentJSON: indentJSON indents compact JSON exactly as json.Indent
-// does with two spaces, strings with escaped quotes and backslashes, and
-// documents deeper than its indent string, included.
-func FuzzIndentJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":"c\"d\\\\"}],"e":{},"f":[]}`, "[" + strings.Repeat(`"0123456789abcdef",`, 5000) + "1]", `"x\\\\\"y"`, strings.Repeat("[", 50) + strings.Repeat("]", 50),
-		`{"k":"\\\\","l":"\\\"\\\\"}`, `[true,false,null,-1.5e3]`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var compact bytes.Buffer
-		if json.Compact(&compact, data) != nil {
-			return
-		}
-		var want bytes.Buffer
-		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		if got := indentJSON(nil, compact.Bytes(), 0, nil); !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("indentJSON:\n%s\njson.Indent:\n%s", got, want.Bytes())
-		}
-		var flushed []byte
-		rest := indentJSON(nil, compact.Bytes(), 0, func(b []byte) { flushed = append(flushed, b...) })
-		if got := append(flushed, rest...); !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("indentJSON, flushed:\n%s\njson.Indent:\n%s", got, want.Bytes())
-		}
-	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/jsonw"
 )
 
 // ET301 finds symbols that the wheel and its peer (torch) both export.
@@ -140,6 +141,62 @@ type BindDetail struct {
 	// Own is where the reference binds when From is loaded alone; set
 	// when it differs from To (the reference is interposed).
 	Own string `json:"own,omitempty"`
+}
+
+// WriteJSON writes d as encoding/json would (jsonw.Value): a torch
+// report holds thousands of them.
+func (d ConflictDetails) WriteJSON(w *jsonw.Writer) {
+	w.Open('{')
+	w.Field("linkage", d.Linkage)
+	w.Field("use", d.Use)
+	w.OmitEmpty("process", d.Process)
+	w.Key("wheel")
+	jsonw.Slice(w, d.Wheel, (*DefDetail).writeJSON)
+	if len(d.Peer) > 0 {
+		w.Key("peer")
+		jsonw.Slice(w, d.Peer, (*DefDetail).writeJSON)
+	}
+	if len(d.Bindings) > 0 {
+		w.Key("bindings")
+		jsonw.Slice(w, d.Bindings, (*BindDetail).writeJSON)
+	}
+	w.Close('}')
+}
+
+// WriteJSON writes d as encoding/json would (jsonw.Value).
+func (d BundleDetails) WriteJSON(w *jsonw.Writer) {
+	w.Open('{')
+	w.Field("library", d.Library)
+	w.OmitEmpty("component", d.Component)
+	w.Key("symbols")
+	jsonw.Slice(w, d.Symbols, func(m *BundleMember, w *jsonw.Writer) {
+		w.Open('{')
+		w.Field("symbol", m.Symbol)
+		w.Field("severity", m.Severity.String())
+		w.Key("details")
+		m.Details.WriteJSON(w)
+		w.Close('}')
+	})
+	w.Close('}')
+}
+
+func (d *DefDetail) writeJSON(w *jsonw.Writer) {
+	w.Open('{')
+	w.Field("object", d.Object)
+	w.Field("symbol", d.Symbol)
+	w.Field("type", d.Type)
+	w.Field("binding", d.Binding)
+	w.Field("visibility", d.Visibility)
+	w.Close('}')
+}
+
+func (b *BindDetail) writeJSON(w *jsonw.Writer) {
+	w.Open('{')
+	w.Field("side", b.Side)
+	w.Field("from", b.From)
+	w.OmitEmpty("to", b.To)
+	w.OmitEmpty("own", b.Own)
+	w.Close('}')
 }
 
 func defDetails(defs []analyze.Def) []DefDetail {
