@@ -346,7 +346,10 @@ func (l *Loader) settle(real string, objs ...*elfobj.Object) {
 // is one. The search tries the same candidates many times (every library
 // needs libc, through every RUNPATH entry before the cache), so answers are
 // kept, missing files included; directories are resolved once each and only
-// the last component of a candidate is looked at.
+// the last component of a candidate is looked at. The index (Read.Index)
+// answers for the symlinks earlier runs followed to a file it still knows:
+// one stat of the path, which the kernel follows, instead of an lstat and
+// a readlink a link.
 func (l *Loader) realFile(p string) (string, bool) {
 	return l.realFileDepth(p, 0)
 }
@@ -356,6 +359,14 @@ const maxLinks = 40
 
 func (l *Loader) realFileDepth(p string, depth int) (string, bool) {
 	return l.remembered(p, func() string {
+		if depth == 0 {
+			if real, fi, ok := l.Read.Index.Resolve(p); ok {
+				l.mu.Lock()
+				l.stats[real] = fi
+				l.mu.Unlock()
+				return real
+			}
+		}
 		dir, ok := l.realDir(filepath.Dir(p))
 		if !ok || depth >= maxLinks {
 			return ""
@@ -375,6 +386,9 @@ func (l *Loader) realFileDepth(p string, depth int) (string, bool) {
 					t = filepath.Join(dir, t)
 				}
 				r, _ := l.realFileDepth(t, depth+1)
+				if depth == 0 && r != "" {
+					l.Read.Index.Link(p, r)
+				}
 				return r
 			}
 		}

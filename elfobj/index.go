@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -27,7 +29,9 @@ import (
 // them (in torch's closure, 248 of 285): with the index, such a library
 // is identified by a stat, not read. A library that may hold a name asked
 // for is read at the symbols whose hashes match (the picks lookup gives),
-// each where it lies when they are few (sparsePicks).
+// each where it lies when they are few (sparsePicks). It also remembers the
+// symlinks a search followed to each file (Resolve): the loader reaches
+// most libraries by a soname link.
 //
 // An entry answers only for the file it was made from: same device, inode,
 // size, modification and change times (a change time no user can set); an
@@ -40,6 +44,9 @@ type Index struct {
 	loaded  chan struct{} // closed once the file has been read
 	mu      sync.Mutex
 	entries map[string]*indexEntry // by the library's real path
+	// links maps the paths a search reached an entry's file by, through
+	// symlinks, to its real path (Resolve).
+	links   map[string]string
 	changed bool
 	// query is the last set of names asked, as hash sets (indexQuery): a
 	// closure is read for one set. Replaced, never changed: lookups read
@@ -127,7 +134,7 @@ func (hs *hashSet) has(h uint32) bool {
 func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63)) != 0 }
 
 const (
-	indexMagic = "etlink symbol index 2\n" // then the entry count, the entries, a CRC-32 (IEEE) of all before it
+	indexMagic = "etlink symbol index 3\n" // then the entry count, the entries, the link count, the links, a CRC-32 (IEEE) of all before it
 	// indexMax bounds the file, which every run reads whole: about three
 	// closures the size of torch's (1.4 MB), the last run's first.
 	indexMax = 4 << 20
@@ -138,7 +145,7 @@ const (
 // its first use waits for it. A missing, unreadable or damaged file is an
 // empty index: the libraries are read, and Save writes a good one.
 func OpenIndex(path string) *Index {
-	x := &Index{path: path, entries: map[string]*indexEntry{}, loaded: make(chan struct{})}
+	x := &Index{path: path, entries: map[string]*indexEntry{}, links: map[string]string{}, loaded: make(chan struct{})}
 	go func() {
 		defer close(x.loaded)
 		if path == "" {
@@ -148,12 +155,16 @@ func OpenIndex(path string) *Index {
 		if err != nil {
 			return
 		}
-		entries, ok := guarded(func() (map[string]*indexEntry, bool) { return decodeIndex(data) })
+		var links map[string]string
+		entries, ok := guarded(func() (e map[string]*indexEntry, ok bool) {
+			e, links, ok = decodeIndex(data)
+			return e, ok
+		})
 		if !ok {
 			release()
 			return
 		}
-		x.entries = entries
+		x.entries, x.links = entries, links
 		// The entries' hashes are the mapped file's bytes: unmapped once
 		// the index is gone.
 		runtime.AddCleanup(x, func(release func()) { release() }, release)
@@ -211,7 +222,7 @@ func (x *Index) Save() {
 		}
 		return cmp.Compare(a, b)
 	})
-	data, ok := guarded(func() ([]byte, bool) { return encodeIndex(x.entries, keys), true })
+	data, ok := guarded(func() ([]byte, bool) { return encodeIndex(x.entries, keys, x.links), true })
 	if !ok {
 		return
 	}
@@ -246,6 +257,54 @@ func (x *Index) learn(id fileID, o *Object) {
 	if o.nameHashes != nil {
 		x.store(o.Real, id, o, o.nameHashes)
 		o.nameHashes = nil
+	}
+}
+
+// Resolve answers, for a path a search reached a library by through
+// symlinks, the real path realpath(3) gave for it in an earlier run and
+// the file's stat, when the path still leads to that very file: one stat
+// of the path, following its links, in place of an lstat and a readlink
+// for each of them. The file's identity (device, inode, size, both times)
+// is the index entry's: its change time moves with every link made to it,
+// removed or renamed, so the real path still names it.
+func (x *Index) Resolve(p string) (real string, fi fs.FileInfo, ok bool) {
+	if x == nil {
+		return "", nil, false
+	}
+	<-x.loaded
+	x.mu.Lock()
+	real = x.links[p]
+	e := x.entries[real]
+	x.mu.Unlock()
+	if e == nil {
+		return "", nil, false
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", nil, false
+	}
+	if id, ok := infoID(fi); !ok || id != e.id {
+		return "", nil, false
+	}
+	return real, fi, true
+}
+
+// Link remembers that the search reached the file real by the path p
+// (through symlinks), for Resolve in later runs: saved with real's entry,
+// and only with it (a file the index does not answer for is no reason to
+// write the index again).
+func (x *Index) Link(p, real string) {
+	if x == nil || p == real {
+		return
+	}
+	<-x.loaded
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.links[p] != real {
+		x.links[p] = real
+		if x.entries[real] != nil {
+			x.changed = true
+		}
 	}
 }
 
@@ -349,8 +408,8 @@ func (x *Index) store(real string, id fileID, o *Object, hashes []byte) {
 }
 
 // encodeIndex writes the entries of keys, in that order, while the file
-// stays under indexMax.
-func encodeIndex(entries map[string]*indexEntry, keys []string) []byte {
+// stays under indexMax, then the links to the entries written.
+func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string]string) []byte {
 	size := len(indexMagic) + 8
 	for _, k := range keys {
 		size += len(entries[k].hashes) + 256 // the hashes, and about what else an entry holds
@@ -387,6 +446,28 @@ func encodeIndex(entries map[string]*indexEntry, keys []string) []byte {
 		n++
 	}
 	binary.LittleEndian.PutUint32(out[len(indexMagic):], n)
+	written := make(map[string]bool, n)
+	for _, k := range keys[:n] {
+		written[k] = true
+	}
+	var kept []string
+	for p, real := range links {
+		if written[real] {
+			kept = append(kept, p)
+		}
+	}
+	slices.Sort(kept)
+	room := indexMax - 4 - len(out) - binary.MaxVarintLen64
+	for i, p := range kept {
+		if room -= len(p) + len(links[p]) + 2*binary.MaxVarintLen64; room < 0 {
+			kept = kept[:i] // the links past the cap are found again
+			break
+		}
+	}
+	out = binary.AppendUvarint(out, uint64(len(kept)))
+	for _, p := range kept {
+		out = str(str(out, p), links[p])
+	}
 	// A damaged file (a flipped bit in a hash would hide a name) is read
 	// as no index. CRC-32 (IEEE), not Castagnoli's: Go builds the
 	// Castagnoli tables for SSE 4.2 when a program starts (0.3 ms of every
@@ -402,13 +483,13 @@ var indexNow = time.Now
 // decodeIndex reads what encodeIndex wrote; ok is false for anything else.
 // The hashes stay slices of data; the strings are copied out of it (the
 // objects the index answers with hold them, long after a lookup).
-func decodeIndex(data []byte) (entries map[string]*indexEntry, ok bool) {
+func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]string, ok bool) {
 	if !bytes.HasPrefix(data, []byte(indexMagic)) || len(data) < len(indexMagic)+8 {
-		return nil, false
+		return nil, nil, false
 	}
 	body := data[:len(data)-4]
 	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(data[len(body):]) {
-		return nil, false
+		return nil, nil, false
 	}
 	d := indexDecoder{b: body[len(indexMagic)+4:]}
 	n := binary.LittleEndian.Uint32(data[len(indexMagic):])
@@ -430,11 +511,20 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, ok bool) {
 		}
 		e.hashes = d.take(4 * d.count(4))
 		if d.err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		entries[k] = e
 	}
-	return entries, d.err == nil && len(d.b) == 0
+	nl := d.count(2)
+	links = make(map[string]string, nl)
+	for range nl {
+		p := d.str()
+		links[p] = d.str()
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, nil, false
+	}
+	return entries, links, true
 }
 
 // indexDecoder reads the index's fields; past its end (a damaged file)

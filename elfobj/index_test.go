@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -303,10 +304,11 @@ func TestIndexFileCutShortWhileMapped(t *testing.T) {
 // input's size, or accept bytes that are not a written index.
 func FuzzDecodeIndex(f *testing.F) {
 	e := &indexEntry{soname: "libx.so.1", needed: []string{"libc.so.6"}, runpath: []string{"$ORIGIN"}, hashes: []byte{2, 0, 0, 0, 4, 0, 0, 0}}
-	f.Add(encodeIndex(map[string]*indexEntry{"/lib/libx.so.1": e}, []string{"/lib/libx.so.1"}))
+	f.Add(encodeIndex(map[string]*indexEntry{"/lib/libx.so.1": e}, []string{"/lib/libx.so.1"},
+		map[string]string{"/usr/lib/libx.so.1": "/lib/libx.so.1", "/lib/libgone.so": "/lib/libgone.so.2"}))
 	f.Add([]byte(indexMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, ok := decodeIndex(data)
+		entries, links, ok := decodeIndex(data)
 		if !ok {
 			return
 		}
@@ -317,7 +319,7 @@ func FuzzDecodeIndex(f *testing.F) {
 		if len(keys) > 1 {
 			return // the order of a re-encoding is the map's
 		}
-		if again := encodeIndex(entries, keys); !bytes.Equal(again, data) {
+		if again := encodeIndex(entries, keys, links); !bytes.Equal(again, data) {
 			t.Errorf("decoded %q, which encodes as %q", data, again)
 		}
 	})
@@ -450,12 +452,87 @@ func TestIndexForgetsWhatIsGone(t *testing.T) {
 func TestIndexCapped(t *testing.T) {
 	big := func() *indexEntry { return &indexEntry{hashes: make([]byte, indexMax/2)} }
 	entries := map[string]*indexEntry{"/a": big(), "/b": big(), "/c": {hashes: []byte{1, 0, 0, 0}}}
-	data := encodeIndex(entries, []string{"/a", "/b", "/c"})
+	links := map[string]string{"/l/a": "/a", "/l/b": "/b", "/l/big": "/a"}
+	for range 5000 { // 2.5 MB of links, past what the cap leaves
+		links[strings.Repeat("/long", 100)+strconv.Itoa(len(links))] = "/a"
+	}
+	data := encodeIndex(entries, []string{"/a", "/b", "/c"}, links)
 	if len(data) > indexMax {
 		t.Errorf("%d bytes, over indexMax", len(data))
 	}
-	got, ok := decodeIndex(data)
+	got, gotLinks, ok := decodeIndex(data)
 	if !ok || len(got) != 1 || got["/a"] == nil {
 		t.Errorf("decoded %d entries (ok %v), want /a alone", len(got), ok)
+	}
+	if gotLinks["/l/a"] != "/a" || gotLinks["/l/b"] != "" || len(gotLinks) >= len(links)-1 {
+		t.Errorf("decoded %d links, /l/a to %q, /l/b to %q: want the links to /a that fit, /l/a among them", len(gotLinks), gotLinks["/l/a"], gotLinks["/l/b"])
+	}
+}
+
+// TestResolveThroughLinks: a symlink the search followed to a file the
+// index knows is resolved, in a later run, by one stat, to that file; not
+// once the link leads to another file, or the file changed.
+func TestResolveThroughLinks(t *testing.T) {
+	ageIndexClock(t)
+	fx := compiled(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "libfix.so.1.2")
+	other := filepath.Join(dir, "libother.so.1.2")
+	link := filepath.Join(dir, "libfix.so.1")
+	for _, p := range []string{real, other} {
+		if err := os.WriteFile(p, fx.soData, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("libfix.so.1.2", link); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "index")
+	only := &symset.Set{}
+	only.Add("etlink_no_such_symbol")
+	x := OpenIndex(path)
+	x.Link(filepath.Join(dir, "libnone.so"), other) // no entry for it: not saved
+	if _, err := OpenFile(link, real, Options{Only: only, Index: x}); err != nil {
+		t.Fatal(err)
+	}
+	x.Link(link, real)
+	x.Save()
+
+	resolve := func() (string, bool) {
+		real, fi, ok := OpenIndex(path).Resolve(link)
+		if ok && (fi == nil || !fi.Mode().IsRegular()) {
+			t.Errorf("resolved to %s with %v", real, fi)
+		}
+		return real, ok
+	}
+	if got, ok := resolve(); !ok || got != real {
+		t.Fatalf("Resolve(%s) = %q, %v; want %s", link, got, ok, real)
+	}
+	if _, _, ok := OpenIndex(path).Resolve(filepath.Join(dir, "libnone.so")); ok {
+		t.Error("a link to a file the index holds no entry for was saved")
+	}
+	// Another file behind the link (a new inode), then the link as it was
+	// and the file's contents rewritten in place.
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("libother.so.1.2", link); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := resolve(); ok {
+		t.Errorf("a link to another file resolved to %s", got)
+	}
+	os.Remove(link)
+	if err := os.Symlink("libfix.so.1.2", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := resolve(); !ok {
+		t.Error("the link as it was is not resolved")
+	}
+	if err := os.WriteFile(real, fx.soData, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := resolve(); ok {
+		t.Errorf("a link to a file written since resolved to %s", got)
 	}
 }
