@@ -224,6 +224,8 @@ type dynTables struct {
 	init string
 	// hashes are the names' hashes for Options.Index (nameHashes).
 	hashes []byte
+	// picked are the symbols the index picked, whole (pickedSymbols).
+	picked []pickedSymbol
 	// gnu is the GNU hash table, once hashTable has read it.
 	gnu struct {
 		read, ok bool
@@ -351,7 +353,7 @@ func readDynsym(f *elf.File, src *sectionSource, o *Object, opt Options, path st
 		return false, nil
 	}
 	o.Soname, o.Needed, o.Rpath, o.Runpath, o.Symbols = d.soname, d.needed, d.rpath, d.runpath, syms
-	o.nameHashes = t.hashes
+	o.nameHashes, o.picked = t.hashes, t.picked
 	return true, nil
 }
 
@@ -501,20 +503,24 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	if !ok {
 		return nil, false
 	}
-	var versym []byte
-	var versions []verName
-	versymLen, versymOff := 0, uint64(0)
+	var vt versionTable
 	if vs := t.f.SectionByType(elf.SHT_GNU_VERSYM); vs != nil {
-		if versym, versions, ok = t.versions(vs, str); !ok {
+		if vt.versym, vt.names, ok = t.versions(vs, str); !ok {
 			return nil, false
 		}
-		defer putVerTable(versions)
-		versymLen, versymOff = len(versym), vs.Offset
+		defer putVerTable(vt.names)
+		vt.n, vt.off = len(vt.versym), vs.Offset
 		if sparse {
-			versymLen = int(vs.FileSize)
+			vt.n = int(vs.FileSize)
 		}
 	}
 	n := tableSize/size - 1
+	tab := dynsymTable{sec: sec, data: data, size: size, le64: size == elf.Sym64Size && t.bo == binary.LittleEndian}
+	if picks := t.opt.picks; len(picks) > 0 && picks[len(picks)-1] < n {
+		return t.pickedSymbols(&tab, str, &vt, picks) // the index's
+	} else if sparse {
+		return nil, false // not the table the index picked from: read it whole
+	}
 	var out []Symbol
 	if t.opt.Only == nil {
 		out = make([]Symbol, n)
@@ -523,47 +529,21 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	// found may be kept (gnuhash.go).
 	count, unhashed := n, n
 	var found []int
-	if picks := t.opt.picks; len(picks) > 0 && picks[len(picks)-1] < n {
-		unhashed, found, count = 0, picks, len(picks) // the index's
-	} else if sparse {
-		return nil, false // not the table the index picked from: read it whole
-	} else if t.opt.Only != nil && !t.opt.Only.HasPrefixes() {
+	if t.opt.Only != nil && !t.opt.Only.HasPrefixes() {
 		if u, f, ok := t.hashPicks(sec, n+1); ok {
 			unhashed, found, count = u, f, u+len(f)
 		}
 	}
 	k := 0 // symbols kept
 	names := nameCopier{tab: str.tab}
-	le64 := size == elf.Sym64Size && t.bo == binary.LittleEndian
 	for j := range count {
 		i := j
 		if j >= unhashed {
 			i = found[j-unhashed]
 		}
-		var raw []byte
-		if sparse {
-			if raw, ok = t.src.read(sec.Offset+uint64((i+1)*size), uint64(size)); !ok {
-				return nil, false
-			}
-		} else {
-			raw = data[(i+1)*size : (i+2)*size]
-		}
-		var name uint32
-		var info, other uint8
-		var shndx uint16
-		var value, sz uint64
-		switch {
-		case le64: // the common case, without the interface calls
-			name, info, other = binary.LittleEndian.Uint32(raw), raw[4], raw[5]
-			shndx = binary.LittleEndian.Uint16(raw[6:])
-			value, sz = binary.LittleEndian.Uint64(raw[8:]), binary.LittleEndian.Uint64(raw[16:])
-		case size == elf.Sym64Size:
-			name, info, other, shndx = t.bo.Uint32(raw), raw[4], raw[5], t.bo.Uint16(raw[6:])
-			value, sz = t.bo.Uint64(raw[8:]), t.bo.Uint64(raw[16:])
-		default:
-			name = t.bo.Uint32(raw)
-			value, sz = uint64(t.bo.Uint32(raw[4:])), uint64(t.bo.Uint32(raw[8:]))
-			info, other, shndx = raw[12], raw[13], t.bo.Uint16(raw[14:])
+		name, info, other, shndx, value, sz, ok := t.symbolAt(&tab, i)
+		if !ok {
+			return nil, false
 		}
 		if int(name) >= str.len() {
 			t.err = badName(i+1, name, str.len())
@@ -574,11 +554,11 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			s = &out[k]
 			s.Name = names.copy(int(name))
 		} else {
-			tab, at := str.window(int(name))
+			w, at := str.window(int(name))
 			if at < 0 {
 				return nil, false // the image could not be read there
 			}
-			keep, ok := t.kept(tab, at, elf.SectionIndex(shndx) != elf.SHN_UNDEF)
+			keep, ok := t.kept(w, at, elf.SectionIndex(shndx) != elf.SHN_UNDEF)
 			if !ok {
 				continue
 			}
@@ -590,40 +570,159 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		}
 		s.Value, s.Size = value, sz
 		s.setAttrs(info, other, shndx)
-		// .gnu.version parallels .dynsym, null symbol included.
-		hasVersion := false
-		s.SymVersion = nil // the slot may hold a version node
-		if j := (i + 1) * 2; j+2 <= versymLen {
-			var ve []byte
-			if sparse {
-				if ve, ok = t.src.read(versymOff+uint64(j), 2); !ok {
-					return nil, false
-				}
-			} else {
-				ve = versym[j:]
-			}
-			vi := elf.VersionIndex(t.bo.Uint16(ve))
-			switch ndx := vi.Index(); {
-			case ndx <= 1: // local or global, unversioned
-				hasVersion = true
-				if vi.IsHidden() {
-					s.SymVersion = hiddenUnversioned
-				}
-			case int(ndx) < len(versions) && versions[ndx].known:
-				hasVersion = true
-				s.SymVersion = versions[ndx].sym(t, vi.IsHidden())
-			}
+		var hasVersion bool
+		if s.SymVersion, hasVersion, ok = t.versionOf(&vt, i); !ok {
+			return nil, false
 		}
-		// isVersionNode, on the decoded fields: its slot is reused.
-		if s.Section() == elf.SHN_ABS && s.Value == 0 && hasVersion && s.Name == s.Version() {
-			continue
+		if s.versionNode(hasVersion) {
+			continue // its slot is reused
 		}
 		k++
 	}
-	if t.opt.Index.indexable(t.opt) && !sparse { // the index's picks come without it
+	if t.opt.Index.indexable(t.opt) {
 		t.hashes = t.nameHashes(sec, data, str.tab, size, n)
 	}
 	return out[:k:k], true
+}
+
+// dynsymTable is the dynamic symbol table being decoded: its section, and
+// its bytes when read whole (nil when sparse).
+type dynsymTable struct {
+	sec  *elf.Section
+	data []byte
+	size int  // of one entry
+	le64 bool // 64-bit little-endian, the common case
+}
+
+// versionTable is .gnu.version and the versions it indexes.
+type versionTable struct {
+	versym []byte // nil when sparse
+	n      int    // its size in bytes
+	off    uint64 // its offset in the file
+	names  []verName
+}
+
+// symbolAt decodes symbol i of the table (0 is the first after the null
+// symbol); ok is false when the image could not be read there.
+func (t *dynTables) symbolAt(tab *dynsymTable, i int) (name uint32, info, other uint8, shndx uint16, value, size uint64, ok bool) {
+	var raw []byte
+	if tab.data == nil {
+		if raw, ok = t.src.read(tab.sec.Offset+uint64((i+1)*tab.size), uint64(tab.size)); !ok {
+			return 0, 0, 0, 0, 0, 0, false
+		}
+	} else {
+		raw = tab.data[(i+1)*tab.size : (i+2)*tab.size]
+	}
+	switch {
+	case tab.le64: // without the interface calls
+		name, info, other = binary.LittleEndian.Uint32(raw), raw[4], raw[5]
+		shndx = binary.LittleEndian.Uint16(raw[6:])
+		value, size = binary.LittleEndian.Uint64(raw[8:]), binary.LittleEndian.Uint64(raw[16:])
+	case tab.size == elf.Sym64Size:
+		name, info, other, shndx = t.bo.Uint32(raw), raw[4], raw[5], t.bo.Uint16(raw[6:])
+		value, size = t.bo.Uint64(raw[8:]), t.bo.Uint64(raw[16:])
+	default:
+		name = t.bo.Uint32(raw)
+		value, size = uint64(t.bo.Uint32(raw[4:])), uint64(t.bo.Uint32(raw[8:]))
+		info, other, shndx = raw[12], raw[13], t.bo.Uint16(raw[14:])
+	}
+	return name, info, other, shndx, value, size, true
+}
+
+// versionOf is the version .gnu.version gives symbol i (which parallels
+// .dynsym, null symbol included), and whether it gives one; ok is false
+// when the image could not be read there.
+func (t *dynTables) versionOf(vt *versionTable, i int) (sv *SymVersion, has, ok bool) {
+	j := (i + 1) * 2
+	if j+2 > vt.n {
+		return nil, false, true
+	}
+	ve := vt.versym[min(j, len(vt.versym)):]
+	if vt.versym == nil {
+		if ve, ok = t.src.read(vt.off+uint64(j), 2); !ok {
+			return nil, false, false
+		}
+	}
+	vi := elf.VersionIndex(t.bo.Uint16(ve))
+	switch ndx := vi.Index(); {
+	case ndx <= 1: // local or global, unversioned
+		if vi.IsHidden() {
+			return hiddenUnversioned, true, true
+		}
+		return nil, true, true
+	case int(ndx) < len(vt.names) && vt.names[ndx].known:
+		return vt.names[ndx].sym(t, vi.IsHidden()), true, true
+	}
+	return nil, false, true
+}
+
+// versionNode reports whether s is a version definition's own symbol
+// (absolute, value 0, named as its version), which debug/elf leaves out.
+func (s *Symbol) versionNode(hasVersion bool) bool {
+	return s.Section() == elf.SHN_ABS && s.Value == 0 && hasVersion && s.Name == s.Version()
+}
+
+// pickedSymbols decodes the symbols the index picked (Options.picks), each
+// whole, kept or not, in t.picked: the index answers the next read that
+// picks no others from them, without the file (Index.learn). The symbols
+// returned are those the whole table's read keeps (keptPicks).
+func (t *dynTables) pickedSymbols(tab *dynsymTable, str *strTable, vt *versionTable, picks []int) ([]Symbol, bool) {
+	t.picked = make([]pickedSymbol, 0, len(picks))
+	for _, i := range picks {
+		name, info, other, shndx, value, size, ok := t.symbolAt(tab, i)
+		if !ok {
+			return nil, false
+		}
+		if int(name) >= str.len() {
+			t.err = badName(i+1, name, str.len())
+			return nil, false
+		}
+		w, at := str.window(int(name))
+		if at < 0 {
+			return nil, false // the image could not be read there
+		}
+		p := pickedSymbol{index: uint32(i), Symbol: Symbol{Name: strings.Clone(tabString(w, at)), Value: value, Size: size}}
+		p.setAttrs(info, other, shndx)
+		if p.SymVersion, p.hasVersion, ok = t.versionOf(vt, i); !ok {
+			return nil, false
+		}
+		t.picked = append(t.picked, p)
+	}
+	return keptPicks(t.picked, t.opt, t.init), true
+}
+
+// pickedSymbol is a symbol the index picked, as the table holds it.
+type pickedSymbol struct {
+	index uint32 // in the table, the null symbol left out
+	Symbol
+	hasVersion bool // .gnu.version gives it one
+}
+
+// keptPicks are the symbols of picked that a read with opt keeps (the
+// file's PyInit_ name init), as the whole table's read keeps them (kept):
+// the names opt asks for, neither a version node.
+func keptPicks(picked []pickedSymbol, opt Options, init string) []Symbol {
+	var out []Symbol
+	for _, p := range picked {
+		s := p.Symbol
+		defined := s.Section() != elf.SHN_UNDEF
+		switch c, ok := opt.Only.Member(s.Name); {
+		case ok:
+			s.Name = c
+		case defined && opt.OnlyDefs != nil:
+			if c, ok := opt.OnlyDefs.Member(s.Name); ok {
+				s.Name = c
+			} else if !opt.keeps(s.Name, defined, init) {
+				continue
+			}
+		case !opt.keeps(s.Name, defined, init):
+			continue
+		}
+		if !s.versionNode(p.hasVersion) {
+			out = append(out, s)
+		}
+	}
+	return out[:len(out):len(out)]
 }
 
 // nameHashes returns the GNU hash of the name of each of the n symbols of

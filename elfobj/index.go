@@ -29,9 +29,11 @@ import (
 // them (in torch's closure, 248 of 285): with the index, such a library
 // is identified by a stat, not read. A library that may hold a name asked
 // for is read at the symbols whose hashes match (the picks lookup gives),
-// each where it lies when they are few (sparsePicks). It also remembers the
-// symlinks a search followed to each file (Resolve): the loader reaches
-// most libraries by a soname link.
+// each where it lies when they are few (sparsePicks), and the symbols read
+// so are kept whole: a later read that picks no others (the same wheel
+// checked again) is answered from them, the file not opened. It also
+// remembers the symlinks a search followed to each file (Resolve): the
+// loader reaches most libraries by a soname link.
 //
 // An entry answers only for the file it was made from: same device, inode,
 // size, modification and change times (a change time no user can set); an
@@ -68,7 +70,12 @@ type indexEntry struct {
 	soname                 string
 	needed, rpath, runpath []string
 	hashes                 []byte // GNU hash of each symbol's name, its low bit set for a definition, 4 bytes little-endian each
-	used                   bool   // asked this run: kept first when the file is trimmed
+	// picked are the symbols reads picked, whole, by index: a read that
+	// picks no others is answered from them. pickedRaw is how the file
+	// holds them, decoded when a read first picks any (held).
+	picked    []pickedSymbol
+	pickedRaw []byte
+	used      bool // asked this run: kept first when the file is trimmed
 }
 
 type indexQuery struct {
@@ -252,12 +259,70 @@ func (x *Index) consult(path, real string, id fileID, opt Options) (*Object, Opt
 }
 
 // learn remembers o, just read with the index in its options (o.Real
-// identified by id), and drops the hashes read for it.
+// identified by id): the hashes read for it, or the symbols it picked.
+// It drops them from o.
 func (x *Index) learn(id fileID, o *Object) {
-	if o.nameHashes != nil {
+	switch {
+	case o.nameHashes != nil:
 		x.store(o.Real, id, o, o.nameHashes)
-		o.nameHashes = nil
+	case o.picked != nil:
+		x.storePicked(o.Real, id, o.picked)
 	}
+	o.nameHashes, o.picked = nil, nil
+}
+
+// storePicked adds picked, read from the file real (identified by id), to
+// the symbols its entry holds whole.
+func (x *Index) storePicked(real string, id fileID, picked []pickedSymbol) {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	e := x.entries[real]
+	if e == nil || e.id != id {
+		return
+	}
+	merged := slices.Clone(e.held()) // replaced, never changed: lookups read it without the lock
+	for _, p := range picked {
+		if i, found := slices.BinarySearchFunc(merged, p.index, cmpIndex); !found {
+			merged = slices.Insert(merged, i, p)
+		}
+	}
+	if len(merged) > len(e.picked) {
+		e.picked = merged
+		x.changed = true
+	}
+}
+
+func cmpIndex(p pickedSymbol, i uint32) int { return cmp.Compare(p.index, i) }
+
+// held returns the symbols the entry holds whole, decoding them from the
+// file's bytes on first use (a damaged block is none: the file is read).
+// x.mu is held.
+func (e *indexEntry) held() []pickedSymbol {
+	if e.pickedRaw != nil {
+		e.picked, _ = guarded(func() ([]pickedSymbol, bool) { return decodePicked(e.pickedRaw) })
+		e.pickedRaw = nil
+	}
+	return e.picked
+}
+
+// pickedAt returns the symbols of held (sorted by index) that picks
+// (ascending) name, when held has them all.
+func pickedAt(held []pickedSymbol, picks []int) ([]pickedSymbol, bool) {
+	out := make([]pickedSymbol, 0, len(picks))
+	j := 0
+	for _, i := range picks {
+		for j < len(held) && int(held[j].index) < i {
+			j++
+		}
+		if j == len(held) || int(held[j].index) != i {
+			return nil, false
+		}
+		out = append(out, held[j])
+	}
+	return out, true
 }
 
 // Resolve answers, for a path a search reached a library by through
@@ -310,9 +375,10 @@ func (x *Index) Link(p, real string) {
 
 // lookup returns the Object a read of the file real (identified by id,
 // named path) with opt would give, when the index knows the file and
-// holds none of the names opt asks for. Otherwise it returns nil, and when
-// the index knows the file, the symbols (by index, the null symbol left
-// out) whose names' hashes are those of names asked for.
+// holds none of the names opt asks for, or holds whole every symbol whose
+// name's hash is that of a name asked for. Otherwise it returns nil, and
+// when the index knows the file, those symbols (by index, the null symbol
+// left out), to be read.
 func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []int, bool) {
 	if !x.indexable(opt) || id.ino == 0 {
 		return nil, nil, false
@@ -332,12 +398,20 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	if !ok {
 		return nil, nil, false // the file went away under the mapping: read the library
 	}
+	var symbols []Symbol
 	if picks != nil {
-		return nil, picks, true // may hold a name asked for: read them
+		x.mu.Lock()
+		held := e.held() // replaced, never changed
+		x.mu.Unlock()
+		at, ok := pickedAt(held, picks)
+		if !ok {
+			return nil, picks, true // may hold a name asked for: read them
+		}
+		symbols = keptPicks(at, opt, name) // as read before
 	}
 	o := &Object{Path: path, Dir: filepath.Dir(path), Real: real, Class: elf.Class(e.class), Data: elf.Data(e.data),
 		Machine: elf.Machine(e.machine), Type: elf.Type(e.typ), Executable: e.executable, Soname: e.soname,
-		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Partial: true}
+		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Symbols: symbols, Partial: true}
 	return o, nil, true
 }
 
@@ -439,6 +513,12 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 		}
 		out = binary.AppendUvarint(out, uint64(len(e.hashes)/4))
 		out = append(out, e.hashes...)
+		picked := e.pickedRaw
+		if picked == nil {
+			picked = appendPicked(nil, e.picked)
+		}
+		out = binary.AppendUvarint(out, uint64(len(picked)))
+		out = append(out, picked...)
 		if len(out)+4 > indexMax {
 			out = out[:start] // this one and the rest do not fit
 			break
@@ -477,6 +557,81 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 
 var errIndex = errors.New("damaged index")
 
+// appendPicked appends the symbols an entry holds whole, as the file holds
+// them: their count, then each.
+func appendPicked(out []byte, picked []pickedSymbol) []byte {
+	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	out = binary.AppendUvarint(out, uint64(len(picked)))
+	for _, p := range picked {
+		out = binary.AppendUvarint(out, uint64(p.index))
+		out = str(out, p.Name)
+		out = binary.LittleEndian.AppendUint64(out, p.Value)
+		out = binary.LittleEndian.AppendUint64(out, p.Size)
+		out = binary.LittleEndian.AppendUint16(out, p.section)
+		flags := byte(0)
+		if p.hasVersion {
+			flags |= pickHasVersion
+		}
+		if v := p.SymVersion; v != nil {
+			flags |= pickVersioned
+			if v.Hidden {
+				flags |= pickHidden
+			}
+		}
+		out = append(out, p.bind, p.typ, p.vis, flags)
+		if v := p.SymVersion; v != nil {
+			out = str(str(out, v.Version), v.Library)
+		}
+	}
+	return out
+}
+
+// decodePicked reads what appendPicked wrote; ok is false for anything
+// else. The names are copied out of b.
+func decodePicked(b []byte) (picked []pickedSymbol, ok bool) {
+	d := indexDecoder{b: b}
+	np := d.count(23) // index, name length, value, size, section, bind, type, visibility, flags
+	if np > 0 {
+		picked = make([]pickedSymbol, np)
+	}
+	for i := range picked {
+		p := &picked[i]
+		p.index = uint32(d.uvarint())
+		if i > 0 && p.index <= picked[i-1].index {
+			d.err = errIndex // written sorted, each once
+		}
+		p.Name, p.Value, p.Size = d.str(), d.u64(), d.u64()
+		b := d.take(6)
+		if b == nil {
+			break
+		}
+		p.section, p.bind, p.typ, p.vis = binary.LittleEndian.Uint16(b), b[2], b[3], b[4]
+		flags := b[5]
+		if flags&^(pickHasVersion|pickVersioned|pickHidden) != 0 || flags&(pickVersioned|pickHidden) == pickHidden {
+			d.err = errIndex // never written
+		}
+		p.hasVersion = flags&pickHasVersion != 0
+		if flags&pickVersioned != 0 {
+			v := &SymVersion{Version: d.str(), Hidden: flags&pickHidden != 0, Library: d.str()}
+			if *v == *hiddenUnversioned {
+				v = hiddenUnversioned
+			}
+			p.SymVersion = v
+		}
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, false
+	}
+	return picked, true
+}
+
+// The flags of a picked symbol in the file.
+const (
+	pickHasVersion = 1 << iota // .gnu.version gives it one
+	pickVersioned              // a SymVersion follows: version and library names
+	pickHidden                 // that version is hidden
+)
+
 // indexNow is the clock the racy rule reads (tests move it on).
 var indexNow = time.Now
 
@@ -510,6 +665,7 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 			}
 		}
 		e.hashes = d.take(4 * d.count(4))
+		e.pickedRaw = d.take(d.count(1))
 		if d.err != nil {
 			return nil, nil, false
 		}
@@ -544,6 +700,16 @@ func (d *indexDecoder) take(n int) []byte {
 	b := d.b[:n:n]
 	d.b = d.b[n:]
 	return b
+}
+
+func (d *indexDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if d.err != nil || n <= 0 {
+		d.err = errIndex
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
 }
 
 func (d *indexDecoder) u64() uint64 {

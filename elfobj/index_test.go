@@ -49,7 +49,7 @@ func TestIndexAnswersAsTheRead(t *testing.T) {
 	absent.Add("etlink_no_such_symbol")
 	absent.Add("_ZN10executorch7runtime16register_backendERKNS0_7BackendE")
 	x := OpenIndex("")
-	answered, read, answeredRefs := 0, 0, 0
+	answered, read, answeredRefs, fromPicks := 0, 0, 0, 0
 	for _, path := range files {
 		full, err := OpenFile(path, "", Options{})
 		if err != nil || full.Type != elf.ET_DYN {
@@ -82,32 +82,47 @@ func TestIndexAnswersAsTheRead(t *testing.T) {
 			want, werr := OpenFile(path, "", opt)
 			wantOpen, _ := Open([]string{path}, opt)
 			opt.Index = x
-			OpenFile(path, "", opt) // learns the file (or knows it)
-			got, gerr := OpenFile(path, "", opt)
-			if (werr != nil) != (gerr != nil) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s, %+v: with the index %+v, %v; read %+v, %v", path, opt, got, gerr, want, werr)
-			}
-			// Open (an input named, not a library searched for) asks it too.
-			if gotOpen, _ := Open([]string{path}, opt); !reflect.DeepEqual(gotOpen, wantOpen) {
-				t.Fatalf("%s, %+v: Open with the index %+v; read %+v", path, opt, gotOpen, wantOpen)
-			}
-			switch o, _, known := x.lookup(path, realPath(path), fileIDOf(t, path), opt); {
+			OpenFile(path, "", Options{Only: absent, Index: x}) // learns the file (or knows it)
+			o, picks, known := x.lookup(path, realPath(path), fileIDOf(t, path), opt)
+			switch {
 			case !known:
 				t.Errorf("%s: not learnt", path)
+			case o != nil && len(o.Symbols) > 0:
+				fromPicks++ // picked by an earlier read
 			case o != nil:
 				answered++
 				if opt.OnlyDefs == referred && referred.Len() > 0 {
 					answeredRefs++
 				}
-			case opt.Only == held && len(want.Symbols) > 0:
-				read++ // it holds names asked for: read
+			case picks != nil && opt.Only == held && len(want.Symbols) > 0:
+				read++ // it holds names asked for: read at the picks, which the index then holds
+			}
+			// The read the index answers, or reads at its picks; then the
+			// one it answers from the symbols it picked, as it now holds them.
+			for range 2 {
+				got, gerr := OpenFile(path, "", opt)
+				if (werr != nil) != (gerr != nil) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, %+v: with the index %+v, %v; read %+v, %v", path, opt, got, gerr, want, werr)
+				}
+			}
+			if picks != nil {
+				if o, _, _ := x.lookup(path, realPath(path), fileIDOf(t, path), opt); o == nil {
+					t.Errorf("%s, %+v: the symbols picked were read, and picked again", path, opt)
+				} else if len(o.Symbols) > 0 {
+					fromPicks++
+				}
+			}
+			// Open (an input named, not a library searched for) asks it too.
+			if gotOpen, _ := Open([]string{path}, opt); !reflect.DeepEqual(gotOpen, wantOpen) {
+				t.Fatalf("%s, %+v: Open with the index %+v; read %+v", path, opt, gotOpen, wantOpen)
 			}
 		}
 	}
-	if answered < 100 || read < 100 || answeredRefs < 100 {
-		t.Errorf("the index answered %d reads (%d asking definitions of names only referred to) and passed %d on: each must be tested", answered, answeredRefs, read)
+	if answered < 100 || read < 100 || answeredRefs < 100 || fromPicks < 100 {
+		t.Errorf("the index answered %d reads (%d asking definitions of names only referred to), passed %d on and answered %d from the symbols they picked: each must be tested",
+			answered, answeredRefs, read, fromPicks)
 	}
-	t.Logf("%d reads answered from the index, %d passed on to the file", answered, read)
+	t.Logf("%d reads answered from the index, %d passed on to the file, %d answered from the symbols they picked", answered, read, fromPicks)
 }
 
 func fileIDOf(t *testing.T, path string) fileID {
@@ -303,7 +318,9 @@ func TestIndexFileCutShortWhileMapped(t *testing.T) {
 // FuzzDecodeIndex: no input makes decoding panic, allocate past the
 // input's size, or accept bytes that are not a written index.
 func FuzzDecodeIndex(f *testing.F) {
-	e := &indexEntry{soname: "libx.so.1", needed: []string{"libc.so.6"}, runpath: []string{"$ORIGIN"}, hashes: []byte{2, 0, 0, 0, 4, 0, 0, 0}}
+	e := &indexEntry{soname: "libx.so.1", needed: []string{"libc.so.6"}, runpath: []string{"$ORIGIN"}, hashes: []byte{2, 0, 0, 0, 4, 0, 0, 0},
+		picked: []pickedSymbol{{index: 0, Symbol: Symbol{Name: "f", SymVersion: &SymVersion{Version: "V1", Library: "libc.so.6"}, section: 12, bind: 1, typ: 2, Value: 16, Size: 8}, hasVersion: true},
+			{index: 1, Symbol: Symbol{Name: "g", SymVersion: hiddenUnversioned}, hasVersion: true}, {index: 7, Symbol: Symbol{Name: "V1", section: uint16(elf.SHN_ABS)}}}}
 	f.Add(encodeIndex(map[string]*indexEntry{"/lib/libx.so.1": e}, []string{"/lib/libx.so.1"},
 		map[string]string{"/usr/lib/libx.so.1": "/lib/libx.so.1", "/lib/libgone.so": "/lib/libgone.so.2"}))
 	f.Add([]byte(indexMagic))
@@ -311,6 +328,15 @@ func FuzzDecodeIndex(f *testing.F) {
 		entries, links, ok := decodeIndex(data)
 		if !ok {
 			return
+		}
+		// The symbols an entry holds whole are decoded when first used: a
+		// block that decodes is one written so.
+		for _, e := range entries {
+			if picked, ok := decodePicked(e.pickedRaw); ok {
+				if again, ok := decodePicked(appendPicked(nil, picked)); !ok || !reflect.DeepEqual(again, picked) {
+					t.Errorf("picked symbols %q decode as %+v, which are written back as %+v", e.pickedRaw, picked, again)
+				}
+			}
 		}
 		keys := make([]string, 0, len(entries))
 		for k := range entries {
@@ -535,4 +561,65 @@ func TestResolveThroughLinks(t *testing.T) {
 	if got, ok := resolve(); ok {
 		t.Errorf("a link to a file written since resolved to %s", got)
 	}
+}
+
+// TestPickedSymbolsSaved: the symbols a read picked are saved with the
+// index, and a later run's index answers the same read from them, as the
+// file would.
+func TestPickedSymbolsSaved(t *testing.T) {
+	ageIndexClock(t)
+	m := libm(t)
+	full, err := OpenFile(m, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	only, defs := &symset.Set{}, &symset.Set{}
+	for i, s := range full.Symbols {
+		switch {
+		case i%5 == 0:
+			only.Add(s.Name)
+		case i%5 == 1:
+			defs.Add(s.Name)
+		}
+	}
+	opt := Options{Only: only, OnlyDefs: defs}
+	want, err := OpenFile(m, "", opt)
+	if err != nil || len(want.Symbols) == 0 {
+		t.Fatalf("%s read for %d names: %d symbols, %v", m, only.Len()+defs.Len(), len(want.Symbols), err)
+	}
+	path := filepath.Join(t.TempDir(), "index")
+	opt.Index = OpenIndex(path)
+	for range 2 { // learnt, then read at the picks
+		if _, err := OpenFile(m, "", opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opt.Index.Save()
+	opt.Index = OpenIndex(path)
+	if o, _, _ := opt.Index.lookup(m, realPath(m), fileIDOf(t, m), opt); o == nil {
+		t.Fatal("the saved index does not answer from the symbols picked")
+	}
+	if got, err := OpenFile(m, "", opt); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("answered from the saved picks: %+v, %v; the file gives %+v", got, err, want)
+	}
+}
+
+// FuzzDecodePicked: no block of picked symbols makes decoding panic or
+// allocate past its size, and what one decodes to is written back as a
+// block that decodes to it (a count may have been written longer than
+// binary.AppendUvarint writes it).
+func FuzzDecodePicked(f *testing.F) {
+	f.Add(appendPicked(nil, []pickedSymbol{{index: 3, Symbol: Symbol{Name: "f", SymVersion: &SymVersion{Version: "V1", Hidden: true, Library: "libc.so.6"}, Value: 1, Size: 2}, hasVersion: true},
+		{index: 9, Symbol: Symbol{Name: "g", SymVersion: hiddenUnversioned, section: 5, bind: 1, typ: 2, vis: 3}}}))
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		picked, ok := decodePicked(data)
+		if !ok {
+			return
+		}
+		again, ok := decodePicked(appendPicked(nil, picked))
+		if !ok || !reflect.DeepEqual(again, picked) {
+			t.Errorf("%q decodes as %+v, which is written back as %+v (%v)", data, picked, again, ok)
+		}
+	})
 }

@@ -57,8 +57,10 @@ type Object struct {
 	// only when Options.Initializers asks for them.
 	Initializers []Initializer `json:"initializers,omitempty"`
 	// nameHashes are the GNU hashes of the dynamic symbols' names, read for
-	// Options.Index; OpenFile hands them to the index and drops them.
+	// Options.Index, and picked the symbols the index picked, whole:
+	// OpenFile hands them to the index and drops them.
 	nameHashes []byte
+	picked     []pickedSymbol
 }
 
 // Initializer is one static initializer: an .init_array or .ctors entry of

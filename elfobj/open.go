@@ -342,7 +342,8 @@ func readInput(in input, opt Options) (res result) {
 	if err != nil {
 		return result{errs: []error{err}}
 	}
-	o, opt := opt.Index.consult(in.path, in.real, id, opt)
+	x := opt.Index
+	o, opt := x.consult(in.path, in.real, id, opt)
 	if o != nil {
 		file.Close()
 		return result{objs: []*Object{o}}
@@ -360,7 +361,7 @@ func readInput(in input, opt Options) (res result) {
 			return result{errs: []error{err}}
 		}
 		o.Real = in.real
-		opt.Index.learn(id, o)
+		x.learn(id, o)
 		return result{objs: []*Object{o}}
 	case IsArchive(head):
 		a, err := ReadArchive(in.path, f, size)
@@ -550,7 +551,7 @@ func openFile(path, real string, fi fs.FileInfo, opt Options) (*Object, error) {
 	if o.Real = real; real == "" {
 		o.Real = realPath(path)
 	}
-	opt.Index.learn(id, o)
+	asked.Index.learn(id, o)
 	return o, nil
 }
 
