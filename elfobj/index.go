@@ -141,7 +141,7 @@ func (hs *hashSet) has(h uint32) bool {
 func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63)) != 0 }
 
 const (
-	indexMagic = "etlink symbol index 3\n" // then the entry count, the entries, the link count, the links, a CRC-32 (IEEE) of all before it
+	indexMagic = "etlink symbol index 4\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
 	// indexMax bounds the file, which every run reads whole: about three
 	// closures the size of torch's (1.4 MB), the last run's first.
 	indexMax = 4 << 20
