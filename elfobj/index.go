@@ -589,8 +589,9 @@ func appendPicked(out []byte, picked []pickedSymbol) []byte {
 // decodePicked reads what appendPicked wrote; ok is false for anything
 // else. The names are copied out of b.
 func decodePicked(b []byte) (picked []pickedSymbol, ok bool) {
-	d := indexDecoder{b: b, strs: make([]byte, 0, len(b))} // the names are fewer bytes than b: one chunk
-	np := d.count(23)                                      // index, name length, value, size, section, bind, type, visibility, flags
+	// The names are fewer bytes than b: one chunk holds them.
+	d := indexDecoder{b: b, strs: make([]byte, 0, len(b))}
+	np := d.count(23) // index, name length, value, size, section, bind, type, visibility, flags
 	if np > 0 {
 		picked = make([]pickedSymbol, np)
 	}
