@@ -252,7 +252,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 			}
 		}
 	}
-	var out []Conflict
+	out := make([]Conflict, 0, len(peer))
 	var names symset.Set
 	var definers []*elfobj.Object
 	seen := map[*elfobj.Object]bool{}

@@ -337,6 +337,7 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 			}
 			if _, ok := groups[k]; !ok {
 				order = append(order, k)
+				groups[k] = make([]graded, 0, shared[k]) // at most: the group's symbols are shared by k
 			}
 			groups[k] = append(groups[k], graded{c, w, sev, det, why})
 		}
@@ -376,7 +377,7 @@ func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) findi
 	b := ctx.Build
 	worst := 0
 	comps := map[string]int{}
-	det := BundleDetails{Library: p.Path}
+	det := BundleDetails{Library: p.Path, Symbols: make([]BundleMember, 0, len(g))}
 	count := map[string]int{}
 	for i, m := range g {
 		if m.sev > g[worst].sev {
