@@ -483,24 +483,45 @@ func (l *Loader) OpenInputs(paths []string, roots []*elfobj.Object) ([]*elfobj.O
 }
 
 // prefetch is a closure read in progress: DT_NEEDED entries queued, and
-// GOMAXPROCS workers resolving them (which reads the libraries found).
+// workers resolving them (which reads the libraries found). With an index
+// that answers, a library costs a stat and a lookup, less than handing it
+// between workers: one worker resolves them, and GOMAXPROCS do once the
+// index passes a read on to a file.
 type prefetch struct {
 	l       *Loader
 	mu      sync.Mutex
 	wake    *sync.Cond
 	queue   []Need
 	pending int // needs queued or being resolved, and holds
-	workers int
+	workers int // started
+	reads   int64 // the index's Reads when the prefetch started
 	wg      sync.WaitGroup
 }
 
 func (l *Loader) startPrefetch() *prefetch {
-	p := &prefetch{l: l, workers: runtime.GOMAXPROCS(0)}
+	p := &prefetch{l: l, workers: 1, reads: l.Read.Index.Reads()}
+	if p.reads < 0 {
+		p.workers = runtime.GOMAXPROCS(0) // every library is read
+	}
 	p.wake = sync.NewCond(&p.mu)
 	for range p.workers {
 		p.wg.Go(p.work)
 	}
 	return p
+}
+
+// widen starts the rest of GOMAXPROCS workers once the index has passed
+// a read on to a file: the closure is being read, not looked up.
+func (p *prefetch) widen() {
+	if p.l.Read.Index.Reads() == p.reads {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for ; p.workers < runtime.GOMAXPROCS(0); p.workers++ {
+		p.wg.Go(p.work) // a worker is running: the group's count is not zero
+	}
+	p.wake.Broadcast()
 }
 
 // visit queues o's DT_NEEDED entries, unless o has been visited before (by
@@ -563,6 +584,7 @@ func (p *prefetch) work() {
 		}
 		n := p.queue[0]
 		p.queue = p.queue[1:]
+		narrow := p.workers < runtime.GOMAXPROCS(0)
 		p.mu.Unlock()
 		if res := p.l.Resolve(n.From, n.Chain, n.Name); res.Object != nil {
 			// The chain matters for its DT_RPATH only (as chain's in
@@ -572,6 +594,9 @@ func (p *prefetch) work() {
 				c = append([]*elfobj.Object{n.From}, n.Chain...)
 			}
 			p.visit(res.Object, c, true)
+		}
+		if narrow {
+			p.widen()
 		}
 		p.done()
 	}

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -50,6 +51,8 @@ type Index struct {
 	// symlinks, to its real path (Resolve).
 	links   map[string]string
 	changed bool
+	// reads counts the reads the index did not answer (Reads).
+	reads atomic.Int64
 	// query is the last set of names asked, as hash sets (indexQuery): a
 	// closure is read for one set. Replaced, never changed: lookups read
 	// it without the lock.
@@ -255,7 +258,20 @@ func (x *Index) consult(path, real string, id fileID, opt Options) (*Object, Opt
 	if known {
 		opt.Index, opt.picks = nil, picks
 	}
+	if o == nil && x != nil {
+		x.reads.Add(1)
+	}
 	return o, opt
+}
+
+// Reads is how many reads the index has passed on to their files so far
+// (-1 for no index): while it stays, a closure costs stats and lookups,
+// not reads worth spreading over workers.
+func (x *Index) Reads() int64 {
+	if x == nil {
+		return -1
+	}
+	return x.reads.Load()
 }
 
 // learn remembers o, just read with the index in its options (o.Real
