@@ -492,8 +492,8 @@ type prefetch struct {
 	mu      sync.Mutex
 	wake    *sync.Cond
 	queue   []Need
-	pending int // needs queued or being resolved, and holds
-	workers int // started
+	pending int   // needs queued or being resolved, and holds
+	workers int   // started
 	reads   int64 // the index's Reads when the prefetch started
 	wg      sync.WaitGroup
 }
