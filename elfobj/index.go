@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -144,7 +145,7 @@ func (hs *hashSet) has(h uint32) bool {
 func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63)) != 0 }
 
 const (
-	indexMagic = "etlink symbol index 4\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
+	indexMagic = "etlink symbol index 5\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
 	// indexMax bounds the file, which every run reads whole: about three
 	// closures the size of torch's (1.4 MB), the last run's first.
 	indexMax = 4 << 20
@@ -313,15 +314,43 @@ func (x *Index) storePicked(real string, id fileID, picked []pickedSymbol) {
 
 func cmpIndex(p pickedSymbol, i uint32) int { return cmp.Compare(p.index, i) }
 
-// held returns the symbols the entry holds whole, decoding them from the
-// file's bytes on first use (a damaged block is none: the file is read).
-// x.mu is held.
+// held returns the symbols the entry holds whole, decoding them all from
+// the file's bytes (a damaged block is none: the file is read). x.mu is
+// held.
 func (e *indexEntry) held() []pickedSymbol {
 	if e.pickedRaw != nil {
 		e.picked, _ = guarded(func() ([]pickedSymbol, bool) { return decodePicked(e.pickedRaw) })
 		e.pickedRaw = nil
 	}
 	return e.picked
+}
+
+// pickedAt returns the symbols the entry holds whole that picks
+// (ascending) name, when it holds them all: from the file's bytes, only
+// those (an entry asked by many wheels holds thousands), or from what this
+// run merged into them.
+func (x *Index) pickedAt(e *indexEntry, picks []int) ([]pickedSymbol, bool) {
+	x.mu.Lock()
+	held, raw := e.picked, e.pickedRaw // replaced, never changed
+	x.mu.Unlock()
+	if raw == nil {
+		return pickedAt(held, picks)
+	}
+	return guarded(func() ([]pickedSymbol, bool) {
+		t, ok := readPickedTable(raw)
+		if !ok {
+			return nil, false
+		}
+		out := make([]pickedSymbol, 0, len(picks))
+		for _, i := range picks {
+			p, ok := t.find(uint32(i))
+			if !ok {
+				return nil, false
+			}
+			out = append(out, p)
+		}
+		return out, true
+	})
 }
 
 // pickedAt returns the symbols of held (sorted by index) that picks
@@ -416,10 +445,7 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	}
 	var symbols []Symbol
 	if picks != nil {
-		x.mu.Lock()
-		held := e.held() // replaced, never changed
-		x.mu.Unlock()
-		at, ok := pickedAt(held, picks)
+		at, ok := x.pickedAt(e, picks)
 		if !ok {
 			return nil, picks, true // may hold a name asked for: read them
 		}
@@ -573,17 +599,21 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 
 var errIndex = errors.New("damaged index")
 
-// appendPicked appends the symbols an entry holds whole, as the file holds
-// them: their count, then each.
+// appendPicked appends the symbols an entry holds whole (sorted by index,
+// each once), as the file holds them: their count, a table of each one's
+// index and where its record starts (4 bytes each, little-endian), then
+// the records. A read finds its picks in the table, decoding only them.
 func appendPicked(out []byte, picked []pickedSymbol) []byte {
 	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	var recs []byte
 	out = binary.AppendUvarint(out, uint64(len(picked)))
 	for _, p := range picked {
-		out = binary.AppendUvarint(out, uint64(p.index))
-		out = str(out, p.Name)
-		out = binary.LittleEndian.AppendUint64(out, p.Value)
-		out = binary.LittleEndian.AppendUint64(out, p.Size)
-		out = binary.LittleEndian.AppendUint16(out, p.section)
+		out = binary.LittleEndian.AppendUint32(out, p.index)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(recs)))
+		recs = str(recs, p.Name)
+		recs = binary.LittleEndian.AppendUint64(recs, p.Value)
+		recs = binary.LittleEndian.AppendUint64(recs, p.Size)
+		recs = binary.LittleEndian.AppendUint16(recs, p.section)
 		flags := byte(0)
 		if p.hasVersion {
 			flags |= pickHasVersion
@@ -594,50 +624,93 @@ func appendPicked(out []byte, picked []pickedSymbol) []byte {
 				flags |= pickHidden
 			}
 		}
-		out = append(out, p.bind, p.typ, p.vis, flags)
+		recs = append(recs, p.bind, p.typ, p.vis, flags)
 		if v := p.SymVersion; v != nil {
-			out = str(str(out, v.Version), v.Library)
+			recs = str(str(recs, v.Version), v.Library)
 		}
 	}
-	return out
+	return append(out, recs...)
 }
 
-// decodePicked reads what appendPicked wrote; ok is false for anything
-// else. The names are copied out of b.
+// pickedTable is a block appendPicked wrote, its table checked.
+type pickedTable struct {
+	table, recs []byte
+}
+
+// readPickedTable checks b's table: indices ascending, each record where
+// the records are.
+func readPickedTable(b []byte) (pickedTable, bool) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)-w)/8 {
+		return pickedTable{}, false
+	}
+	t := pickedTable{table: b[w : w+8*int(n)], recs: b[w+8*int(n):]}
+	for k := 0; k < len(t.table); k += 8 {
+		if k > 0 && binary.LittleEndian.Uint32(t.table[k:]) <= binary.LittleEndian.Uint32(t.table[k-8:]) ||
+			int(binary.LittleEndian.Uint32(t.table[k+4:])) >= len(t.recs) {
+			return pickedTable{}, false
+		}
+	}
+	return t, true
+}
+
+func (t pickedTable) len() int { return len(t.table) / 8 }
+
+// at decodes the k-th record, its names copied into d's chunk (nil: a
+// string each).
+func (t pickedTable) at(k int, strs *[]byte) (pickedSymbol, bool) {
+	d := indexDecoder{b: t.recs[binary.LittleEndian.Uint32(t.table[8*k+4:]):]}
+	if strs != nil {
+		d.strs = *strs
+		defer func() { *strs = d.strs }()
+	} else {
+		d.exact = true
+	}
+	p := pickedSymbol{index: binary.LittleEndian.Uint32(t.table[8*k:])}
+	p.Name, p.Value, p.Size = d.str(), d.u64(), d.u64()
+	b := d.take(6)
+	if b == nil {
+		return pickedSymbol{}, false
+	}
+	p.section, p.bind, p.typ, p.vis = binary.LittleEndian.Uint16(b), b[2], b[3], b[4]
+	flags := b[5]
+	if flags&^(pickHasVersion|pickVersioned|pickHidden) != 0 || flags&(pickVersioned|pickHidden) == pickHidden {
+		return pickedSymbol{}, false // never written
+	}
+	p.hasVersion = flags&pickHasVersion != 0
+	if flags&pickVersioned != 0 {
+		v := &SymVersion{Version: d.str(), Hidden: flags&pickHidden != 0, Library: d.str()}
+		if *v == *hiddenUnversioned {
+			v = hiddenUnversioned
+		}
+		p.SymVersion = v
+	}
+	return p, d.err == nil
+}
+
+// find decodes the record of the symbol of index i, when the table has it.
+func (t pickedTable) find(i uint32) (pickedSymbol, bool) {
+	k, found := sort.Find(t.len(), func(k int) int { return cmp.Compare(i, binary.LittleEndian.Uint32(t.table[8*k:])) })
+	if !found {
+		return pickedSymbol{}, false
+	}
+	return t.at(k, nil)
+}
+
+// decodePicked reads every symbol of a block appendPicked wrote; ok is
+// false for anything else. The names are copied out of b.
 func decodePicked(b []byte) (picked []pickedSymbol, ok bool) {
-	// The names are fewer bytes than b: one chunk holds them.
-	d := indexDecoder{b: b, strs: make([]byte, 0, len(b))}
-	np := d.count(23) // index, name length, value, size, section, bind, type, visibility, flags
-	if np > 0 {
-		picked = make([]pickedSymbol, np)
-	}
-	for i := range picked {
-		p := &picked[i]
-		p.index = uint32(d.uvarint())
-		if i > 0 && p.index <= picked[i-1].index {
-			d.err = errIndex // written sorted, each once
-		}
-		p.Name, p.Value, p.Size = d.str(), d.u64(), d.u64()
-		b := d.take(6)
-		if b == nil {
-			break
-		}
-		p.section, p.bind, p.typ, p.vis = binary.LittleEndian.Uint16(b), b[2], b[3], b[4]
-		flags := b[5]
-		if flags&^(pickHasVersion|pickVersioned|pickHidden) != 0 || flags&(pickVersioned|pickHidden) == pickHidden {
-			d.err = errIndex // never written
-		}
-		p.hasVersion = flags&pickHasVersion != 0
-		if flags&pickVersioned != 0 {
-			v := &SymVersion{Version: d.str(), Hidden: flags&pickHidden != 0, Library: d.str()}
-			if *v == *hiddenUnversioned {
-				v = hiddenUnversioned
-			}
-			p.SymVersion = v
-		}
-	}
-	if d.err != nil || len(d.b) != 0 {
+	t, ok := readPickedTable(b)
+	if !ok {
 		return nil, false
+	}
+	strs := make([]byte, 0, len(t.recs)) // the names are fewer bytes: one chunk holds them
+	for k := range t.len() {
+		p, ok := t.at(k, &strs)
+		if !ok {
+			return nil, false
+		}
+		picked = append(picked, p)
 	}
 	return picked, true
 }
@@ -703,8 +776,9 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 // indexDecoder reads the index's fields; past its end (a damaged file)
 // every field is zero and err is set.
 type indexDecoder struct {
-	b   []byte
-	err error
+	b     []byte
+	err   error
+	exact bool // each string allocated alone, not in strs
 	// strs holds the strings read, copied a chunk at a time.
 	strs []byte
 }
@@ -753,6 +827,9 @@ func (d *indexDecoder) str() string {
 	b := d.take(d.count(1))
 	if len(b) == 0 {
 		return ""
+	}
+	if d.exact {
+		return string(b)
 	}
 	if len(d.strs)+len(b) > cap(d.strs) {
 		d.strs = make([]byte, 0, max(len(b), 32<<10)) // the strings in the last chunk keep it

@@ -621,5 +621,12 @@ func FuzzDecodePicked(f *testing.F) {
 		if !ok || !reflect.DeepEqual(again, picked) {
 			t.Errorf("%q decodes as %+v, which is written back as %+v (%v)", data, picked, again, ok)
 		}
+		// A read finds each in the table, decoding it alone.
+		tab, _ := readPickedTable(data)
+		for _, p := range picked {
+			if got, ok := tab.find(p.index); !ok || !reflect.DeepEqual(got, p) {
+				t.Errorf("%q: found %+v (%v) for %d, decoded with the others as %+v", data, got, ok, p.index, p)
+			}
+		}
 	})
 }
