@@ -79,8 +79,23 @@ type indexEntry struct {
 	// holds them, decoded when a read first picks any (held).
 	picked    []pickedSymbol
 	pickedRaw []byte
-	used      bool // asked this run: kept first when the file is trimmed
+	// recent are the picks of the last queries asked of it (maxRecent),
+	// the latest first: the same wheel checked again picks the same
+	// symbols, without the scan of every hash.
+	recent []recentPicks
+	used   bool // asked this run: kept first when the file is trimmed
 }
+
+// recentPicks are the picks of one query of an entry.
+type recentPicks struct {
+	query [2]uint64 // indexQuery.digest
+	init  uint32    // the PyInit_ name's hash, its low bit set; 0 for none
+	picks []int
+}
+
+// maxRecent is how many queries' picks an entry keeps: a few wheels
+// checked in turn each find theirs.
+const maxRecent = 4
 
 type indexQuery struct {
 	only, defs *symset.Set
@@ -89,6 +104,32 @@ type indexQuery struct {
 	// the bitmap of both, which rules most symbols out at one load.
 	names, defNames hashSet
 	either          *[1 << 10]uint64
+	// digest identifies the two sets of hashes, which decide the picks of
+	// any table: sums of two mixes of each distinct hash, tagged by its
+	// set (128 bits no order of the names changes).
+	digest [2]uint64
+}
+
+// setDigest is q's digest.
+func (q *indexQuery) setDigest() {
+	for tag, hs := range []*hashSet{&q.names, &q.defNames} {
+		for _, v := range hs.slots {
+			if v != 0 {
+				x := uint64(v) | uint64(tag+1)<<32
+				q.digest[0] += mix64(x)
+				q.digest[1] += mix64(x ^ 0x9e3779b97f4a7c15)
+			}
+		}
+	}
+}
+
+// mix64 is splitmix64's finalizer: every bit of x moves every bit out.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // hashSet is a set of name hashes: a bitmap of their top 16 bits that
@@ -145,7 +186,7 @@ func (hs *hashSet) has(h uint32) bool {
 func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63)) != 0 }
 
 const (
-	indexMagic = "etlink symbol index 5\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
+	indexMagic = "etlink symbol index 6\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
 	// indexMax bounds the file, which every run reads whole: about three
 	// closures the size of torch's (1.4 MB), the last run's first.
 	indexMax = 4 << 20
@@ -437,11 +478,25 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	}
 	e.used = true
 	q := x.queryFor(opt)
-	x.mu.Unlock() // an entry's hashes and a query never change
 	name := opt.initName(path)
-	picks, ok := guarded(func() ([]int, bool) { return q.picks(e.hashes, name), true })
-	if !ok {
-		return nil, nil, false // the file went away under the mapping: read the library
+	init := uint32(0)
+	if name != "" {
+		init = symset.GNUHash(name) | 1
+	}
+	picks, recent := e.recentPicks(q.digest, init)
+	x.mu.Unlock() // an entry's hashes and a query never change
+	if !recent {
+		var ok bool
+		if picks, ok = guarded(func() ([]int, bool) { return q.picks(e.hashes, name), true }); !ok {
+			return nil, nil, false // the file went away under the mapping: read the library
+		}
+		x.mu.Lock()
+		// Written when they add to the entry's queries, not when they take
+		// another's place: more wheels than maxRecent checked in turn would
+		// write the index every run.
+		x.changed = x.changed || len(e.recent) < maxRecent
+		e.recent = append([]recentPicks{{q.digest, init, picks}}, e.recent[:min(len(e.recent), maxRecent-1)]...)
+		x.mu.Unlock()
 	}
 	var symbols []Symbol
 	if picks != nil {
@@ -455,6 +510,17 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 		Machine: elf.Machine(e.machine), Type: elf.Type(e.typ), Executable: e.executable, Soname: e.soname,
 		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Symbols: symbols, Partial: true}
 	return o, nil, true
+}
+
+// recentPicks returns the picks of the query digest (with the PyInit_
+// name hash init) when the entry keeps them. x.mu is held.
+func (e *indexEntry) recentPicks(digest [2]uint64, init uint32) ([]int, bool) {
+	for _, r := range e.recent {
+		if r.query == digest && r.init == init {
+			return r.picks, true
+		}
+	}
+	return nil, false
 }
 
 // picks returns the symbols (by index) of the table of name hashes whose
@@ -498,6 +564,7 @@ func (x *Index) queryFor(opt Options) *indexQuery {
 	for i := range q.either {
 		q.either[i] = q.names.bitmap[i] | q.defNames.bitmap[i]
 	}
+	q.setDigest()
 	x.query = q
 	return q
 }
@@ -561,6 +628,18 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 		}
 		out = binary.AppendUvarint(out, uint64(len(picked)))
 		out = append(out, picked...)
+		out = append(out, byte(len(e.recent)))
+		for _, r := range e.recent {
+			out = binary.LittleEndian.AppendUint64(out, r.query[0])
+			out = binary.LittleEndian.AppendUint64(out, r.query[1])
+			out = binary.LittleEndian.AppendUint32(out, r.init)
+			out = binary.AppendUvarint(out, uint64(len(r.picks)))
+			prev := -1
+			for _, p := range r.picks {
+				out = binary.AppendUvarint(out, uint64(p-prev)) // ascending: the gaps
+				prev = p
+			}
+		}
 		if len(out)+4 > indexMax {
 			out = out[:start] // this one and the rest do not fit
 			break
@@ -756,6 +835,34 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 		}
 		e.hashes = d.take(4 * d.count(4))
 		e.pickedRaw = d.take(d.count(1))
+		if b := d.take(1); b != nil {
+			if b[0] > maxRecent {
+				d.err = errIndex
+			}
+			e.recent = make([]recentPicks, b[0])
+		}
+		for i := range e.recent {
+			r := &e.recent[i]
+			r.query = [2]uint64{d.u64(), d.u64()}
+			if b := d.take(4); b != nil {
+				r.init = binary.LittleEndian.Uint32(b)
+			}
+			n := d.count(1)
+			if n > 0 {
+				r.picks = make([]int, n)
+			}
+			for j, prev := range r.picks {
+				prev = -1
+				if j > 0 {
+					prev = r.picks[j-1]
+				}
+				gap := d.uvarint()
+				if gap == 0 || gap > uint64(len(e.hashes)/4) {
+					d.err = errIndex // ascending, within the table
+				}
+				r.picks[j] = prev + int(gap)
+			}
+		}
 		if d.err != nil {
 			return nil, nil, false
 		}
