@@ -541,9 +541,16 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		if j >= unhashed {
 			i = found[j-unhashed]
 		}
-		name, info, other, shndx, value, sz, ok := t.symbolAt(&tab, i)
-		if !ok {
-			return nil, false
+		// The whole table, read: the common case decoded here, without a
+		// call a symbol (a table holds hundreds of thousands).
+		var name uint32
+		var info, other uint8
+		var shndx uint16
+		var value, sz uint64
+		if tab.le64 {
+			name, info, other, shndx, value, sz = le64Symbol(data[(i+1)*elf.Sym64Size : (i+2)*elf.Sym64Size])
+		} else {
+			name, info, other, shndx, value, sz, _ = t.symbolAt(&tab, i)
 		}
 		if int(name) >= str.len() {
 			t.err = badName(i+1, name, str.len())
@@ -571,8 +578,9 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		s.Value, s.Size = value, sz
 		s.setAttrs(info, other, shndx)
 		var hasVersion bool
-		if s.SymVersion, hasVersion, ok = t.versionOf(&vt, i); !ok {
-			return nil, false
+		s.SymVersion = nil
+		if j := (i + 1) * 2; j+2 <= len(vt.versym) {
+			s.SymVersion, hasVersion = vt.version(t, elf.VersionIndex(t.bo.Uint16(vt.versym[j:])))
 		}
 		if s.versionNode(hasVersion) {
 			continue // its slot is reused
@@ -615,9 +623,7 @@ func (t *dynTables) symbolAt(tab *dynsymTable, i int) (name uint32, info, other 
 	}
 	switch {
 	case tab.le64: // without the interface calls
-		name, info, other = binary.LittleEndian.Uint32(raw), raw[4], raw[5]
-		shndx = binary.LittleEndian.Uint16(raw[6:])
-		value, size = binary.LittleEndian.Uint64(raw[8:]), binary.LittleEndian.Uint64(raw[16:])
+		name, info, other, shndx, value, size = le64Symbol(raw)
 	case tab.size == elf.Sym64Size:
 		name, info, other, shndx = t.bo.Uint32(raw), raw[4], raw[5], t.bo.Uint16(raw[6:])
 		value, size = t.bo.Uint64(raw[8:]), t.bo.Uint64(raw[16:])
@@ -627,6 +633,13 @@ func (t *dynTables) symbolAt(tab *dynsymTable, i int) (name uint32, info, other 
 		info, other, shndx = raw[12], raw[13], t.bo.Uint16(raw[14:])
 	}
 	return name, info, other, shndx, value, size, true
+}
+
+// le64Symbol decodes a 64-bit little-endian symbol table entry.
+func le64Symbol(raw []byte) (name uint32, info, other uint8, shndx uint16, value, size uint64) {
+	_ = raw[23]
+	return binary.LittleEndian.Uint32(raw), raw[4], raw[5], binary.LittleEndian.Uint16(raw[6:]),
+		binary.LittleEndian.Uint64(raw[8:]), binary.LittleEndian.Uint64(raw[16:])
 }
 
 // versionOf is the version .gnu.version gives symbol i (which parallels
@@ -643,17 +656,23 @@ func (t *dynTables) versionOf(vt *versionTable, i int) (sv *SymVersion, has, ok 
 			return nil, false, false
 		}
 	}
-	vi := elf.VersionIndex(t.bo.Uint16(ve))
+	sv, has = vt.version(t, elf.VersionIndex(t.bo.Uint16(ve)))
+	return sv, has, true
+}
+
+// version is what the .gnu.version entry vi stands for, and whether it
+// gives a version.
+func (vt *versionTable) version(t *dynTables, vi elf.VersionIndex) (*SymVersion, bool) {
 	switch ndx := vi.Index(); {
 	case ndx <= 1: // local or global, unversioned
 		if vi.IsHidden() {
-			return hiddenUnversioned, true, true
+			return hiddenUnversioned, true
 		}
-		return nil, true, true
+		return nil, true
 	case int(ndx) < len(vt.names) && vt.names[ndx].known:
-		return vt.names[ndx].sym(t, vi.IsHidden()), true, true
+		return vt.names[ndx].sym(t, vi.IsHidden()), true
 	}
-	return nil, false, true
+	return nil, false
 }
 
 // versionNode reports whether s is a version definition's own symbol
