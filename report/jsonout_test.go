@@ -2,23 +2,11 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/jsonw/jsonwtest"
 )
-
-// stdJSON is what EncodeJSON must reproduce byte for byte.
-func stdJSON(t testing.TB, v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 func TestEncodeJSONMatchesTheEncoder(t *testing.T) {
 	for _, r := range []finding.Report{
@@ -36,7 +24,7 @@ func TestEncodeJSONMatchesTheEncoder(t *testing.T) {
 			},
 			Summary: map[string]int{"error": 1, "note": 0}},
 	} {
-		want := stdJSON(t, &r)
+		want := append(jsonwtest.EncodingJSON(t, &r), '\n')
 		var got bytes.Buffer
 		if err := JSON(&got, &r); err != nil {
 			t.Fatal(err)
