@@ -33,16 +33,6 @@ var (
 	binErr  error
 )
 
-// TestMain removes the binary etlinkBinary built (10 MB a run, else left
-// behind in the temporary directory).
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
-}
-
 // etlinkBinary builds etlink once for the suite; ETLINK_BIN names another
 // build to hold to it (an older one, to measure what changed).
 func etlinkBinary(t *testing.T) string {
