@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/ldcache"
 )
 
@@ -501,7 +502,8 @@ type prefetch struct {
 func (l *Loader) startPrefetch() *prefetch {
 	p := &prefetch{l: l, workers: 1, reads: l.Read.Index.Reads()}
 	if p.reads < 0 {
-		p.workers = runtime.GOMAXPROCS(0) // every library is read
+		procs.Widen() // every library is read
+		p.workers = runtime.GOMAXPROCS(0)
 	}
 	p.wake = sync.NewCond(&p.mu)
 	for range p.workers {
@@ -510,12 +512,14 @@ func (l *Loader) startPrefetch() *prefetch {
 	return p
 }
 
-// widen starts the rest of GOMAXPROCS workers once the index has passed
-// a read on to a file: the closure is being read, not looked up.
+// widen starts the rest of GOMAXPROCS workers (procs.Widen) once the
+// index has passed a read on to a file: the closure is being read, not
+// looked up.
 func (p *prefetch) widen() {
 	if p.l.Read.Index.Reads() == p.reads {
 		return
 	}
+	procs.Widen()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for ; p.workers < runtime.GOMAXPROCS(0); p.workers++ {
@@ -584,7 +588,7 @@ func (p *prefetch) work() {
 		}
 		n := p.queue[0]
 		p.queue = p.queue[1:]
-		narrow := p.workers < runtime.GOMAXPROCS(0)
+		narrow := p.workers < procs.Max()
 		p.mu.Unlock()
 		if res := p.l.Resolve(n.From, n.Chain, n.Name); res.Object != nil {
 			// The chain matters for its DT_RPATH only (as chain's in

@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/etlink/etlink/internal/cachedir"
+	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/symset"
 )
 
@@ -201,10 +202,12 @@ func OpenIndex(path string) *Index {
 	go func() {
 		defer close(x.loaded)
 		if path == "" {
+			procs.Widen()
 			return
 		}
 		data, release, err := mapWhole(path, indexMax)
 		if err != nil {
+			procs.Widen() // no index to answer: every library is read
 			return
 		}
 		var links map[string]string
@@ -214,6 +217,7 @@ func OpenIndex(path string) *Index {
 		})
 		if !ok {
 			release()
+			procs.Widen()
 			return
 		}
 		x.entries, x.links = entries, links
@@ -302,6 +306,7 @@ func (x *Index) consult(path, real string, id fileID, opt Options) (*Object, Opt
 	}
 	if o == nil && x != nil {
 		x.reads.Add(1)
+		procs.Widen() // a file is read: the run reads, not looks up
 	}
 	return o, opt
 }

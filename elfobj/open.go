@@ -9,12 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/symset"
 )
 
@@ -147,7 +147,14 @@ func OpenStream(paths []string, opt Options, s Stream) (objs []*Object, errs []e
 	results := make([]result, len(inputs))
 	workers := opt.Workers
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		var size int64
+		for _, in := range inputs {
+			size += in.size
+		}
+		if size > wideInputs && !opt.Index.indexable(opt) { // read in full, the index never asked
+			procs.Widen()
+		}
+		workers = procs.Max() // on one processor while narrowed, on all once a read widens it
 	}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -182,6 +189,10 @@ func OpenStream(paths []string, opt Options, s Stream) (objs []*Object, errs []e
 	}
 	return sortObjects(objs), errs
 }
+
+// wideInputs is the size of inputs read in full worth every processor
+// (procs.Widen).
+const wideInputs = 8 << 20
 
 // SortKey is what Open orders objects by (stably, in reading order
 // otherwise): the Path, or an archive member's archive.

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/rules"
 )
 
@@ -43,6 +44,8 @@ func runCheck(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
+	procs.Narrow() // until the run reads more than the index answers
+	defer procs.Widen()
 	s, ctx, ok := a.open("check", fs.Args(), &pf, out, analyze.Options{Package: true})
 	if !ok {
 		return exitError

@@ -7,6 +7,7 @@ import (
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/internal/cachedir"
+	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/rules"
 )
 
@@ -111,6 +112,8 @@ func runConflicts(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
+	procs.Narrow() // until the run reads more than the index answers
+	defer procs.Widen()
 	if fs.NArg() > 0 && len(pf.with) == 0 {
 		a.Notef("no --with: checking duplicates inside the wheel only (ET302)")
 	}
