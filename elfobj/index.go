@@ -107,7 +107,8 @@ type indexQuery struct {
 	either          *[1 << 10]uint64
 	// digest identifies the two sets of hashes, which decide the picks of
 	// any table: sums of two mixes of each distinct hash, tagged by its
-	// set (128 bits no order of the names changes).
+	// set (128 bits no order of the names changes). Not a cryptographic
+	// hash: two queries alike in all 128 bits would share their picks.
 	digest [2]uint64
 }
 
