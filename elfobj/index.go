@@ -75,11 +75,10 @@ type indexEntry struct {
 	soname                 string
 	needed, rpath, runpath []string
 	hashes                 []byte // GNU hash of each symbol's name, its low bit set for a definition, 4 bytes little-endian each
-	// picked are the symbols reads picked, whole, by index: a read that
-	// picks no others is answered from them. pickedRaw is how the file
-	// holds them, decoded when a read first picks any (held).
-	picked    []pickedSymbol
-	pickedRaw []byte
+	// picked are the symbols reads picked, whole, as the file holds them
+	// (appendPicked): a read that picks no others is answered from them,
+	// decoding its own (pickedAt).
+	picked []byte
 	// recent are the picks of the last queries asked of it (maxRecent),
 	// the latest first: the same wheel checked again picks the same
 	// symbols, without the scan of every hash.
@@ -347,42 +346,29 @@ func (x *Index) storePicked(real string, id fileID, picked []pickedSymbol) {
 	if e == nil || e.id != id {
 		return
 	}
-	merged := slices.Clone(e.held()) // replaced, never changed: lookups read it without the lock
+	// What the entry held (a damaged block, none: the file was read).
+	merged, _ := guarded(func() ([]pickedSymbol, bool) { return decodePicked(e.picked) })
+	n := len(merged)
 	for _, p := range picked {
 		if i, found := slices.BinarySearchFunc(merged, p.index, cmpIndex); !found {
 			merged = slices.Insert(merged, i, p)
 		}
 	}
-	if len(merged) > len(e.picked) {
-		e.picked = merged
+	if len(merged) > n {
+		e.picked = appendPicked(nil, merged) // replaced, never changed: lookups read it without the lock
 		x.changed = true
 	}
 }
 
 func cmpIndex(p pickedSymbol, i uint32) int { return cmp.Compare(p.index, i) }
 
-// held returns the symbols the entry holds whole, decoding them all from
-// the file's bytes (a damaged block is none: the file is read). x.mu is
-// held.
-func (e *indexEntry) held() []pickedSymbol {
-	if e.pickedRaw != nil {
-		e.picked, _ = guarded(func() ([]pickedSymbol, bool) { return decodePicked(e.pickedRaw) })
-		e.pickedRaw = nil
-	}
-	return e.picked
-}
-
 // pickedAt returns the symbols the entry holds whole that picks
-// (ascending) name, when it holds them all: from the file's bytes, only
-// those (an entry asked by many wheels holds thousands), or from what this
-// run merged into them.
+// (ascending) name, when it holds them all, decoding only those (an entry
+// asked by many wheels holds thousands).
 func (x *Index) pickedAt(e *indexEntry, picks []int) ([]pickedSymbol, bool) {
 	x.mu.Lock()
-	held, raw := e.picked, e.pickedRaw // replaced, never changed
+	raw := e.picked // replaced, never changed
 	x.mu.Unlock()
-	if raw == nil {
-		return pickedAt(held, picks)
-	}
 	return guarded(func() ([]pickedSymbol, bool) {
 		t, ok := readPickedTable(raw)
 		if !ok {
@@ -398,23 +384,6 @@ func (x *Index) pickedAt(e *indexEntry, picks []int) ([]pickedSymbol, bool) {
 		}
 		return out, true
 	})
-}
-
-// pickedAt returns the symbols of held (sorted by index) that picks
-// (ascending) name, when held has them all.
-func pickedAt(held []pickedSymbol, picks []int) ([]pickedSymbol, bool) {
-	out := make([]pickedSymbol, 0, len(picks))
-	j := 0
-	for _, i := range picks {
-		for j < len(held) && int(held[j].index) < i {
-			j++
-		}
-		if j == len(held) || int(held[j].index) != i {
-			return nil, false
-		}
-		out = append(out, held[j])
-	}
-	return out, true
 }
 
 // Resolve answers, for a path a search reached a library by through
@@ -606,10 +575,9 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 	out := append(make([]byte, 0, min(size, indexMax)), indexMagic...)
 	var n uint32
 	out = binary.LittleEndian.AppendUint32(out, 0) // the count, set below
-	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
 	for _, k := range keys {
 		e, start := entries[k], len(out)
-		out = str(out, k)
+		out = appendStr(out, k)
 		for _, v := range []uint64{e.id.dev, e.id.ino, uint64(e.id.size), uint64(e.id.mtime), uint64(e.id.ctime)} {
 			out = binary.LittleEndian.AppendUint64(out, v)
 		}
@@ -619,21 +587,20 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 		}
 		out = append(out, e.class, e.data, e.typ, exe)
 		out = binary.LittleEndian.AppendUint16(out, e.machine)
-		out = str(out, e.soname)
+		out = appendStr(out, e.soname)
 		for _, list := range [][]string{e.needed, e.rpath, e.runpath} {
 			out = binary.AppendUvarint(out, uint64(len(list)))
 			for _, s := range list {
-				out = str(out, s)
+				out = appendStr(out, s)
 			}
 		}
 		out = binary.AppendUvarint(out, uint64(len(e.hashes)/4))
 		out = append(out, e.hashes...)
-		picked := e.pickedRaw
-		if picked == nil {
-			picked = appendPicked(nil, e.picked)
+		picked := e.picked
+		if picked == nil { // none picked yet: an empty block
+			picked = appendPicked(nil, nil)
 		}
-		out = binary.AppendUvarint(out, uint64(len(picked)))
-		out = append(out, picked...)
+		out = appendBytes(out, picked)
 		out = append(out, byte(len(e.recent)))
 		for _, r := range e.recent {
 			out = binary.LittleEndian.AppendUint64(out, r.query[0])
@@ -673,7 +640,7 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 	}
 	out = binary.AppendUvarint(out, uint64(len(kept)))
 	for _, p := range kept {
-		out = str(str(out, p), links[p])
+		out = appendStr(appendStr(out, p), links[p])
 	}
 	// A damaged file (a flipped bit in a hash would hide a name) is read
 	// as no index. CRC-32 (IEEE), not Castagnoli's: Go builds the
@@ -684,18 +651,27 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 
 var errIndex = errors.New("damaged index")
 
+// appendStr appends s as the index holds a string: its length, then it.
+func appendStr(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// appendBytes appends b as the index holds a block: its length, then it.
+func appendBytes(out, b []byte) []byte {
+	return append(binary.AppendUvarint(out, uint64(len(b))), b...)
+}
+
 // appendPicked appends the symbols an entry holds whole (sorted by index,
 // each once), as the file holds them: their count, a table of each one's
 // index and where its record starts (4 bytes each, little-endian), then
 // the records. A read finds its picks in the table, decoding only them.
 func appendPicked(out []byte, picked []pickedSymbol) []byte {
-	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
 	var recs []byte
 	out = binary.AppendUvarint(out, uint64(len(picked)))
 	for _, p := range picked {
 		out = binary.LittleEndian.AppendUint32(out, p.index)
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(recs)))
-		recs = str(recs, p.Name)
+		recs = appendStr(recs, p.Name)
 		recs = binary.LittleEndian.AppendUint64(recs, p.Value)
 		recs = binary.LittleEndian.AppendUint64(recs, p.Size)
 		recs = binary.LittleEndian.AppendUint16(recs, p.section)
@@ -711,7 +687,7 @@ func appendPicked(out []byte, picked []pickedSymbol) []byte {
 		}
 		recs = append(recs, p.bind, p.typ, p.vis, flags)
 		if v := p.SymVersion; v != nil {
-			recs = str(str(recs, v.Version), v.Library)
+			recs = appendStr(appendStr(recs, v.Version), v.Library)
 		}
 	}
 	return append(out, recs...)
@@ -840,7 +816,7 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 			}
 		}
 		e.hashes = d.take(4 * d.count(4))
-		e.pickedRaw = d.take(d.count(1))
+		e.picked = d.take(d.count(1))
 		if b := d.take(1); b != nil {
 			if b[0] > maxRecent {
 				d.err = errIndex
@@ -857,16 +833,14 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 			if n > 0 {
 				r.picks = make([]int, n)
 			}
-			for j, prev := range r.picks {
-				prev = -1
-				if j > 0 {
-					prev = r.picks[j-1]
-				}
+			prev := -1
+			for j := range r.picks {
 				gap := d.uvarint()
 				if gap == 0 || gap > uint64(len(e.hashes)/4) {
 					d.err = errIndex // ascending, within the table
 				}
-				r.picks[j] = prev + int(gap)
+				prev += int(gap)
+				r.picks[j] = prev
 			}
 		}
 		if d.err != nil {
@@ -926,12 +900,13 @@ func (d *indexDecoder) u64() uint64 {
 // count reads a count of items of at least size bytes each: never more
 // than the bytes left could hold.
 func (d *indexDecoder) count(size int) int {
-	v, n := binary.Uvarint(d.b)
-	if d.err != nil || n <= 0 || v > uint64(len(d.b)-n)/uint64(size) {
+	v := d.uvarint()
+	if d.err == nil && v > uint64(len(d.b))/uint64(size) {
 		d.err = errIndex
+	}
+	if d.err != nil {
 		return 0
 	}
-	d.b = d.b[n:]
 	return int(v)
 }
 

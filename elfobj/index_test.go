@@ -324,8 +324,8 @@ func TestIndexFileCutShortWhileMapped(t *testing.T) {
 // input's size, or accept bytes that are not a written index.
 func FuzzDecodeIndex(f *testing.F) {
 	e := &indexEntry{soname: "libx.so.1", needed: []string{"libc.so.6"}, runpath: []string{"$ORIGIN"}, hashes: []byte{2, 0, 0, 0, 4, 0, 0, 0},
-		picked: []pickedSymbol{{index: 0, Symbol: Symbol{Name: "f", SymVersion: &SymVersion{Version: "V1", Library: "libc.so.6"}, section: 12, bind: 1, typ: 2, Value: 16, Size: 8}, hasVersion: true},
-			{index: 1, Symbol: Symbol{Name: "g", SymVersion: hiddenUnversioned}, hasVersion: true}, {index: 7, Symbol: Symbol{Name: "V1", section: uint16(elf.SHN_ABS)}}},
+		picked: appendPicked(nil, []pickedSymbol{{index: 0, Symbol: Symbol{Name: "f", SymVersion: &SymVersion{Version: "V1", Library: "libc.so.6"}, section: 12, bind: 1, typ: 2, Value: 16, Size: 8}, hasVersion: true},
+			{index: 1, Symbol: Symbol{Name: "g", SymVersion: hiddenUnversioned}, hasVersion: true}, {index: 7, Symbol: Symbol{Name: "V1", section: uint16(elf.SHN_ABS)}}}),
 		recent: []recentPicks{{query: [2]uint64{1, 2}, init: 5, picks: []int{0, 1}}, {query: [2]uint64{3, 4}}}}
 	f.Add(encodeIndex(map[string]*indexEntry{"/lib/libx.so.1": e}, []string{"/lib/libx.so.1"},
 		map[string]string{"/usr/lib/libx.so.1": "/lib/libx.so.1", "/lib/libgone.so": "/lib/libgone.so.2"}))
@@ -338,9 +338,9 @@ func FuzzDecodeIndex(f *testing.F) {
 		// The symbols an entry holds whole are decoded when first used: a
 		// block that decodes is one written so.
 		for _, e := range entries {
-			if picked, ok := decodePicked(e.pickedRaw); ok {
+			if picked, ok := decodePicked(e.picked); ok {
 				if again, ok := decodePicked(appendPicked(nil, picked)); !ok || !reflect.DeepEqual(again, picked) {
-					t.Errorf("picked symbols %q decode as %+v, which are written back as %+v", e.pickedRaw, picked, again)
+					t.Errorf("picked symbols %q decode as %+v, which are written back as %+v", e.picked, picked, again)
 				}
 			}
 		}
