@@ -512,14 +512,13 @@ func (l *Loader) startPrefetch() *prefetch {
 	return p
 }
 
-// widen starts the rest of GOMAXPROCS workers (procs.Widen) once the
-// index has passed a read on to a file: the closure is being read, not
-// looked up.
+// widen starts the rest of GOMAXPROCS workers once the index has passed
+// a read on to a file (which widened GOMAXPROCS, procs.Widen): the closure
+// is being read, not looked up.
 func (p *prefetch) widen() {
 	if p.l.Read.Index.Reads() == p.reads {
 		return
 	}
-	procs.Widen()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for ; p.workers < runtime.GOMAXPROCS(0); p.workers++ {

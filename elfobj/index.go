@@ -202,12 +202,10 @@ func OpenIndex(path string) *Index {
 	go func() {
 		defer close(x.loaded)
 		if path == "" {
-			procs.Widen()
 			return
 		}
 		data, release, err := mapWhole(path, indexMax)
 		if err != nil {
-			procs.Widen() // no index to answer: every library is read
 			return
 		}
 		var links map[string]string
@@ -217,7 +215,6 @@ func OpenIndex(path string) *Index {
 		})
 		if !ok {
 			release()
-			procs.Widen()
 			return
 		}
 		x.entries, x.links = entries, links
@@ -305,8 +302,12 @@ func (x *Index) consult(path, real string, id fileID, opt Options) (*Object, Opt
 		opt.Index, opt.picks = nil, picks
 	}
 	if o == nil && x != nil {
+		// A file is read: the run reads, not looks up. Widened before
+		// the count moves, so that whoever sees it move sees GOMAXPROCS
+		// widened too (the prefetch's workers, Reads), and the one
+		// place reads widen it, an index without a file included.
+		procs.Widen()
 		x.reads.Add(1)
-		procs.Widen() // a file is read: the run reads, not looks up
 	}
 	return o, opt
 }
