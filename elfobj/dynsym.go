@@ -724,19 +724,11 @@ func keptPicks(picked []pickedSymbol, opt Options, init string) []Symbol {
 	var out []Symbol
 	for _, p := range picked {
 		s := p.Symbol
-		defined := s.Section() != elf.SHN_UNDEF
-		switch c, ok := opt.Only.Member(s.Name); {
-		case ok:
-			s.Name = c
-		case defined && opt.OnlyDefs != nil:
-			if c, ok := opt.OnlyDefs.Member(s.Name); ok {
-				s.Name = c
-			} else if !opt.keeps(s.Name, defined, init) {
-				continue
-			}
-		case !opt.keeps(s.Name, defined, init):
+		name, _, ok := opt.keptName(s.Name, s.Section() != elf.SHN_UNDEF, init)
+		if !ok {
 			continue
 		}
+		s.Name = name
 		if !s.versionNode(p.hasVersion) {
 			out = append(out, s)
 		}
@@ -797,16 +789,27 @@ func (t *dynTables) kept(str string, off int, defined bool) (string, bool) {
 		}
 	}
 	nm := tabString(str, off)
-	if c, ok := only.Member(nm); ok {
-		return c, true
+	c, own, ok := t.opt.keptName(nm, defined, t.init)
+	if ok && !own {
+		c = strings.Clone(c) // out of the table, which the source's close frees
 	}
-	if c, ok := defs.Member(nm); ok {
-		return c, true
+	return c, ok
+}
+
+// keptName says whether a symbol named name (defined or not; init the
+// file's PyInit_ name) is kept by opt, and under which string: the set's
+// own for a name Only or (a definition) OnlyDefs holds, own false; else
+// name itself, own true.
+func (opt Options) keptName(name string, defined bool, init string) (kept string, own, ok bool) {
+	if c, ok := opt.Only.Member(name); ok {
+		return c, false, true
 	}
-	if t.opt.keeps(nm, defined, t.init) {
-		return strings.Clone(nm), true
+	if defined {
+		if c, ok := opt.OnlyDefs.Member(name); ok {
+			return c, false, true
+		}
 	}
-	return "", false
+	return name, true, opt.keeps(name, defined, init)
 }
 
 // badName is the error for a symbol name outside its string table.
