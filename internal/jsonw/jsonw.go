@@ -51,12 +51,16 @@ func (w *Writer) Flush() {
 	}
 }
 
-func (w *Writer) newline() {
-	n := 1 + 2*w.depth
-	w.buf = append(w.buf, indent[:min(n, len(indent))]...)
-	for range n - len(indent) {
-		w.buf = append(w.buf, ' ')
+func (w *Writer) newline() { w.buf = appendNewline(w.buf, w.depth) }
+
+// appendNewline appends a line break and the indent of depth levels.
+func appendNewline(dst []byte, depth int) []byte {
+	n := 1 + 2*depth
+	dst = append(dst, indent[:min(n, len(indent))]...)
+	for range n - len(indent) { // deeper than indent reaches
+		dst = append(dst, ' ')
 	}
+	return dst
 }
 
 // before starts a member of the object or array open: after a comma unless
@@ -224,18 +228,12 @@ const hexDigits = "0123456789abcdef"
 // and objects stay "[]" and "{}", a colon is followed by one space. It
 // trusts src to be valid (it comes from the encoder) and scans each string
 // in one step rather than byte by byte through a state machine. With
-// flush, what dst holds is handed to flush whenever it reaches 32 KB, and
+// flush, what dst holds is handed to flush whenever it reaches flushAt, and
 // dst starts again: the caller writes what is left in the dst returned.
 func Indent(dst, src []byte, depth int, flush func([]byte)) []byte {
-	newline := func() {
-		n := 1 + 2*depth
-		dst = append(dst, indent[:min(n, len(indent))]...)
-		for range n - len(indent) { // deeper than indent reaches
-			dst = append(dst, ' ')
-		}
-	}
+	newline := func() { dst = appendNewline(dst, depth) }
 	for i := 0; i < len(src); i++ {
-		if flush != nil && len(dst) >= 32<<10 {
+		if flush != nil && len(dst) >= flushAt {
 			flush(dst)
 			dst = dst[:0]
 		}
