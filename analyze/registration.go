@@ -166,19 +166,37 @@ func QualifiedName(demangled string) string {
 	return name[start:]
 }
 
-// Registration is one registration call found in a static initializer.
+// Registration is one registration found in a static initializer: a call
+// of a configured registry, or a handoff of the unit to code outside it.
 type Registration struct {
 	Object *elfobj.Object
 	// Initializer is the function the initializer table names.
 	Initializer string
 	// Source and Method say how it was found (see elfobj.Initializer).
 	Source, Method string
-	// Call is the registration function called (mangled).
+	// Call is the registry reached (mangled): the function called, or the
+	// object stored into when Arg is -1.
 	Call string
+	// Handed is the unit's own symbol the initializer hands to Call, and
+	// Kind what it is (function, vtable, typeinfo, object); both "" when
+	// a configured pattern named Call.
+	Handed, Kind string
+	// Arg is Handed's argument position (0 for the first), -1 for a store
+	// into Call; Indirect is true when Handed reaches Call through memory
+	// the argument points to (a factory object carrying its vtable).
+	Arg      int
+	Indirect bool
 }
 
-// Registrations lists the registration calls in o's static initializers.
-func (p *Patterns) Registrations(o *elfobj.Object) []Registration {
+// Runtime tells whether a toolchain or system runtime defines a symbol
+// (glibc, libstdc++, libgcc, a sanitizer's runtime): calls into it hand
+// nothing to a registry.
+type Runtime interface {
+	Runtime(sym string) bool
+}
+
+// Matches lists the calls in o's static initializers that a pattern names.
+func (p *Patterns) Matches(o *elfobj.Object) []Registration {
 	var out []Registration
 	for _, in := range o.Initializers {
 		for _, c := range in.Calls {
@@ -188,4 +206,83 @@ func (p *Patterns) Registrations(o *elfobj.Object) []Registration {
 		}
 	}
 	return out
+}
+
+// Registrations lists o's registrations: calls a pattern names, then each
+// handoff of o's own functions, vtables, typeinfos or objects to code that
+// o does not define and no runtime defines (rt), one per initializer,
+// registry and symbol handed. Two handoffs are not registrations: the
+// object under construction handed to its constructor, or to a function
+// constructing it (returned by value into it), or to a method run on it,
+// once its destructor is registered with __cxa_atexit; and an argument past
+// the callee's declared parameters (a register the caller left as it was).
+func (p *Patterns) Registrations(o *elfobj.Object, rt Runtime) []Registration {
+	var handed []Registration
+	found := map[[2]string]bool{}
+	for _, in := range o.Initializers {
+		for _, r := range handoffRegistrations(o, in, rt) {
+			handed = append(handed, r)
+			found[[2]string{r.Initializer, r.Call}] = true
+		}
+	}
+	// A pattern's match that a handoff explains already is the same call.
+	matched := slices.DeleteFunc(p.Matches(o), func(r Registration) bool { return found[[2]string{r.Initializer, r.Call}] })
+	return append(matched, handed...)
+}
+
+func handoffRegistrations(o *elfobj.Object, in elfobj.Initializer, rt Runtime) []Registration {
+	if len(in.Handoffs) == 0 {
+		return nil
+	}
+	constructed := map[string]bool{}
+	for _, h := range in.Handoffs {
+		if h.Indirect || h.Kind != "object" {
+			continue
+		}
+		sig, _ := demangle.FunctionSignature(h.Callee)
+		if h.Arg == 0 && sig.Constructor || h.Arg == 1 && isAtexit(h.Callee) {
+			constructed[h.Symbol] = true
+		}
+	}
+	var out []Registration
+	seen := map[[2]string]bool{}
+	for _, h := range in.Handoffs {
+		if h.Kind == "" || seen[[2]string{h.Callee, h.Symbol}] {
+			continue
+		}
+		if sig, ok := demangle.FunctionSignature(h.Callee); ok && !takes(sig, h) {
+			continue
+		}
+		if h.Arg == 0 && !h.Indirect && h.Kind == "object" && constructed[h.Symbol] {
+			continue
+		}
+		if rt.Runtime(h.Callee) {
+			continue
+		}
+		seen[[2]string{h.Callee, h.Symbol}] = true
+		out = append(out, Registration{Object: o, Initializer: in.Function, Source: in.Source, Method: in.Method,
+			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect})
+	}
+	return out
+}
+
+// takes reports whether a handoff's argument position is one the callee
+// declares: its parameters, after the object for a member. A name need not
+// say whether its scope is a class or a namespace: the position after the
+// parameters counts unless the caller used that register as a pointer of
+// its own (a scratch register left as it was).
+func takes(sig demangle.Signature, h elfobj.Handoff) bool {
+	switch {
+	case h.Arg < sig.Params:
+		return true
+	case h.Arg > sig.Params:
+		return false
+	}
+	return sig.Member || !h.Dereferenced
+}
+
+// isAtexit reports whether a function registers a destructor for a static
+// or thread-local object, as the Itanium C++ ABI names it.
+func isAtexit(sym string) bool {
+	return sym == "__cxa_atexit" || sym == "__cxa_thread_atexit" || sym == "__cxa_thread_atexit_impl"
 }

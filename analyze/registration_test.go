@@ -101,7 +101,7 @@ func TestRegistrationsInFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		regs := DefaultPatterns().Registrations(o)
+		regs := DefaultPatterns().Matches(o)
 		if len(regs) != 1 || regs[0].Call != "_ZN10executorch7runtime16register_backendERKNS0_7BackendE" {
 			t.Errorf("%s: registrations %+v, want one call to register_backend", filepath.Base(p), regs)
 		}
@@ -110,7 +110,7 @@ func TestRegistrationsInFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if regs := DefaultPatterns().Registrations(o); len(regs) != 0 {
+	if regs := DefaultPatterns().Matches(o); len(regs) != 0 {
 		t.Errorf("libversioned.so.1 registers nothing, found %+v", regs)
 	}
 }

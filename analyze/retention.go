@@ -261,6 +261,22 @@ func pyInit(o *elfobj.Object) string {
 	return ""
 }
 
+// ProjectBuilt reports whether an input of the link is built by the project
+// rather than installed: a target of the build (File API), an object file,
+// a path written relative to the command's directory, or a file below that
+// directory (the build tree, where a log names inputs by absolute path).
+func (f *LinkFacts) ProjectBuilt(in linkline.Input) bool {
+	if in.Target != "" || in.Kind == linkline.KindObject {
+		return true
+	}
+	if !strings.HasPrefix(in.Arg, "-l") && !filepath.IsAbs(in.Arg) {
+		return true
+	}
+	dir := filepath.Clean(f.Link.Dir)
+	p := abs(f.Link.Dir, in.Path)
+	return filepath.IsAbs(dir) && dir != "/" && strings.HasPrefix(p, dir+"/")
+}
+
 // loaded returns the load-set object that is the same file as o (the loader
 // and the link read it under different names), or o.
 func (f *LinkFacts) loaded(o *elfobj.Object) *elfobj.Object {
@@ -329,9 +345,12 @@ type linkSim struct {
 	// cmdlineKeeps says whether a -u symbol keeps an --as-needed library.
 	cmdlineKeeps bool
 	defined      map[string]bool
-	undef        map[string]Ref // non-weak undefined so far, with the first file needing it
-	weakUndef    map[string]Ref
-	kept         map[*elfobj.Object][]Ref
+	// runtime says which callees a runtime library defines, from the
+	// link's inputs.
+	runtime   *definers
+	undef     map[string]Ref // non-weak undefined so far, with the first file needing it
+	weakUndef map[string]Ref
+	kept      map[*elfobj.Object][]Ref
 }
 
 type loadedInput struct {
@@ -354,7 +373,11 @@ func (s *linkSim) run() {
 		s.undef[sym] = Ref{Symbol: sym, File: cmdlineRef, cmdline: true}
 	}
 	var inputs []loadedInput
+	var scripts []string
 	for _, in := range s.f.Link.Inputs {
+		if in.Kind == linkline.KindScript && in.Path != "" {
+			scripts = append(scripts, abs(s.f.Link.Dir, in.Path))
+		}
 		if in.Path == "" || (in.Kind != linkline.KindObject && in.Kind != linkline.KindArchive && in.Kind != linkline.KindShared) {
 			continue
 		}
@@ -369,6 +392,7 @@ func (s *linkSim) run() {
 			inputs = append(inputs, loadedInput{in, objs})
 		}
 	}
+	s.runtime = newDefiners(inputs, scripts, s.r.read)
 	if !s.positionalArchives {
 		s.loadStatic(inputs)
 	}
@@ -501,7 +525,7 @@ func (s *linkSim) extract(archives []loadedInput) {
 	}
 	for _, li := range archives {
 		for _, m := range li.objs {
-			regs := s.r.Patterns.Registrations(m)
+			regs := s.r.Patterns.Registrations(m, s.runtime)
 			if len(regs) == 0 {
 				continue
 			}
@@ -561,7 +585,7 @@ func (s *linkSim) decide(li loadedInput) bool {
 // record notes a registering shared library's predicted fate.
 func (s *linkSim) record(li loadedInput) {
 	o := li.objs[0]
-	regs := s.r.Patterns.Registrations(o)
+	regs := s.r.Patterns.Registrations(o, s.runtime)
 	if len(regs) == 0 {
 		return
 	}
@@ -671,7 +695,7 @@ func (r *Retention) splits(f *LinkFacts) []Split {
 	regSyms := map[string]bool{}
 	var registrars []*elfobj.Object
 	note := func(o *elfobj.Object) {
-		if regs := r.Patterns.Registrations(o); len(regs) > 0 {
+		if regs := r.Patterns.Matches(o); len(regs) > 0 {
 			registrars = append(registrars, o)
 			for _, reg := range regs {
 				regSyms[reg.Call] = true

@@ -142,6 +142,18 @@ type funcEntry struct {
 }
 
 func newFuncIndex(tabs ...symTable) (*funcIndex, error) {
+	return newSymIndex(func(s rawSym) bool { return elf.ST_TYPE(s.info) == elf.STT_FUNC }, tabs...)
+}
+
+// newObjIndex indexes the data objects (what a handoff names).
+func newObjIndex(tabs ...symTable) (*funcIndex, error) {
+	return newSymIndex(func(s rawSym) bool {
+		t := elf.ST_TYPE(s.info)
+		return t == elf.STT_OBJECT || t == elf.STT_TLS
+	}, tabs...)
+}
+
+func newSymIndex(keep func(rawSym) bool, tabs ...symTable) (*funcIndex, error) {
 	x := &funcIndex{tabs: tabs, named: map[uint64]string{}}
 	n := 0
 	for _, t := range tabs {
@@ -150,7 +162,7 @@ func newFuncIndex(tabs ...symTable) (*funcIndex, error) {
 	x.entries = make([]funcEntry, 0, n) // at most every symbol: no copies as it grows
 	for k, t := range tabs {
 		err := t.each(func(_ uint32, s rawSym) {
-			if elf.ST_TYPE(s.info) == elf.STT_FUNC && elf.SectionIndex(s.shndx) != elf.SHN_UNDEF && s.value != 0 {
+			if keep(s) && elf.SectionIndex(s.shndx) != elf.SHN_UNDEF && s.value != 0 {
 				x.entries = append(x.entries, funcEntry{addr: s.value, size: s.size, name: s.name, tab: uint8(k)})
 			}
 		})
@@ -185,6 +197,21 @@ func (x *funcIndex) name(addr uint64) (string, bool) {
 	n := x.tabs[e.tab].name(e.name)
 	x.named[addr] = n
 	return n, true
+}
+
+// containing is the name of the symbol whose extent holds addr.
+func (x *funcIndex) containing(addr uint64) (string, bool) {
+	i, ok := slices.BinarySearchFunc(x.entries, addr, func(e funcEntry, a uint64) int { return cmp.Compare(e.addr, a) })
+	if !ok {
+		if i == 0 {
+			return "", false
+		}
+		i--
+		if e := x.entries[i]; addr >= e.addr+e.size {
+			return "", false
+		}
+	}
+	return x.name(x.entries[i].addr)
 }
 
 // size is the size of the function at addr when its symbol gives one.

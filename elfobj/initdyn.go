@@ -47,6 +47,7 @@ type linked struct {
 	dyn   symTable          // .dynsym, for those names
 	rel   map[uint64]int64  // address -> RELATIVE addend
 	funcs *funcIndex        // function address -> symbol name and size
+	objs  *funcIndex        // data object address -> symbol name and size (handoffs)
 	isPLT map[*elf.Section]bool
 	inits []Initializer
 	// decoded caches each function's call targets and GOT slots.
@@ -54,6 +55,7 @@ type linked struct {
 	// spent counts instructions decoded, against budget.
 	spent     int
 	truncated bool
+	handed    int          // instructions the handoff walks decoded, against budget
 	last      *elf.Section // the section section() found last
 }
 
@@ -109,6 +111,7 @@ func dynInitializers(f *elf.File) ([]Initializer, error) {
 				in.Method = "disassembly (truncated: decoding budget spent)"
 			}
 		}
+		l.handoffs(&in, addr)
 		l.inits = append(l.inits, in)
 	}
 	if hasInit {
@@ -118,6 +121,27 @@ func dynInitializers(f *elf.File) ([]Initializer, error) {
 		add(e, "DT_INIT_ARRAY")
 	}
 	return l.inits, nil
+}
+
+// handoffs walks the initializer at addr for what it hands to code outside
+// the object (x86_64; other machines' initializers are left undecided).
+// The walks of one object share a budget, as the call decoding does.
+func (l *linked) handoffs(in *Initializer, addr uint64) {
+	switch {
+	case l.f.Machine != elf.EM_X86_64:
+		in.Undecided = fmt.Sprintf("%s code is not decoded for what it hands on", MachineName(l.f.Machine))
+		return
+	case l.handed >= budget:
+		in.Undecided = "the decoding budget ran out"
+		return
+	}
+	w := newHandoffWalk(l)
+	hs, truncated := w.run(addr)
+	l.handed += w.spent
+	in.Handoffs = hs
+	if truncated {
+		in.Undecided = "the decoding budget ran out"
+	}
 }
 
 func dynValue(f *elf.File, tag elf.DynTag) (uint64, bool) {
@@ -188,7 +212,10 @@ func (l *linked) index() error {
 	}
 	sort.Slice(l.exec, func(i, j int) bool { return l.exec[i].Addr < l.exec[j].Addr })
 	var err error
-	l.funcs, err = newFuncIndex(tabs...)
+	if l.funcs, err = newFuncIndex(tabs...); err != nil {
+		return err
+	}
+	l.objs, err = newObjIndex(tabs...)
 	return err
 }
 

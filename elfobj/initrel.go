@@ -2,6 +2,7 @@ package elfobj
 
 import (
 	"debug/elf"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -19,6 +20,10 @@ type relObject struct {
 	syms   []elf.Symbol     // index i is symbol i+1, as debug/elf returns them
 	relocs map[int][]reloc  // by target section index, sorted by offset
 	funcs  map[int][]fnSpan // by section index, sorted by start
+	// objects are the named data symbols, by section, sorted by start;
+	// data the sections' bytes read so far (for the handoff walk).
+	objects map[int][]fnSpan
+	data    map[int][]byte
 }
 
 type fnSpan struct {
@@ -34,7 +39,8 @@ func relInitializers(f *elf.File, syms []elf.Symbol) ([]Initializer, error) {
 	if len(syms) == 0 {
 		return nil, nil
 	}
-	ro := &relObject{f: f, syms: syms, relocs: map[int][]reloc{}, funcs: map[int][]fnSpan{}}
+	ro := &relObject{f: f, syms: syms, relocs: map[int][]reloc{}, funcs: map[int][]fnSpan{},
+		objects: map[int][]fnSpan{}, data: map[int][]byte{}}
 	for _, s := range f.Sections {
 		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
 			continue
@@ -50,6 +56,7 @@ func relInitializers(f *elf.File, syms []elf.Symbol) ([]Initializer, error) {
 		sort.Slice(rs, func(i, j int) bool { return rs[i].off < rs[j].off })
 	}
 	ro.indexFuncs()
+	ro.indexObjects()
 
 	var out []Initializer
 	seen := map[int]bool{}
@@ -64,6 +71,7 @@ func relInitializers(f *elf.File, syms []elf.Symbol) ([]Initializer, error) {
 			if fn != nil {
 				seen[fn.sym] = true
 				in.Calls = ro.calls(*fn)
+				ro.handoffs(&in, int(ro.sym(uint32(fn.sym)).Section), fn.start)
 			}
 			out = append(out, in)
 		}
@@ -79,11 +87,28 @@ func relInitializers(f *elf.File, syms []elf.Symbol) ([]Initializer, error) {
 		for _, sp := range ro.funcs[sec] {
 			name := ro.sym(uint32(sp.sym)).Name
 			if !seen[sp.sym] && strings.HasPrefix(name, "_GLOBAL__sub_I_") {
-				out = append(out, Initializer{Function: name, Source: "symbol", Method: "relocations", Calls: ro.calls(sp)})
+				in := Initializer{Function: name, Source: "symbol", Method: "relocations", Calls: ro.calls(sp)}
+				ro.handoffs(&in, sec, sp.start)
+				out = append(out, in)
 			}
 		}
 	}
 	return out, nil
+}
+
+// handoffs walks the initializer at sec+off for what it hands to code
+// outside the object (x86_64; other machines' initializers are left
+// undecided).
+func (ro *relObject) handoffs(in *Initializer, sec int, off uint64) {
+	if ro.f.Machine != elf.EM_X86_64 {
+		in.Undecided = fmt.Sprintf("%s code is not decoded for what it hands on", MachineName(ro.f.Machine))
+		return
+	}
+	hs, truncated := newHandoffWalk(ro).run(relAddr(sec, off))
+	in.Handoffs = hs
+	if truncated {
+		in.Undecided = "the decoding budget ran out"
+	}
 }
 
 func (ro *relObject) sym(i uint32) *elf.Symbol {

@@ -85,6 +85,13 @@ type Initializer struct {
 	// function pointers computed at run time), "imports" (a machine the
 	// decoder does not know: every imported function, an over-approximation).
 	Method string `json:"method"`
+	// Handoffs are what the initializer hands to code outside the object
+	// (Handoff), found by following its machine code: what registering
+	// is, whatever the registry is called.
+	Handoffs []Handoff `json:"handoffs,omitempty"`
+	// Undecided says why the handoffs may be incomplete (a budget, a
+	// machine not decoded), "" when they are complete.
+	Undecided string `json:"undecided,omitempty"`
 }
 
 // Symbol is one entry of a symbol table.

@@ -70,8 +70,6 @@
 //     keeps $ORIGIN intact;
 //   - ninja's quirk where a file-level variable shadows a rule variable
 //     for a build statement without bindings (rule variables win here);
-//   - in the File API, objects of OBJECT libraries ($<TARGET_OBJECTS>),
-//     which the codemodel does not list for the linking target.
 //
 // Nothing a build tree names is ever run: a tree is untrusted, and its
 // "gcc" may be any program. The *link spec is the string of a gcc driver's

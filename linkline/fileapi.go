@@ -376,6 +376,12 @@ func (s *session) fileAPITarget(data []byte, file string, ctx faContext) (*Link,
 	}
 	for _, src := range t.Sources {
 		if src.CompileGroupIndex == nil {
+			// An object file among the sources: an OBJECT library's
+			// ($<TARGET_OBJECTS>, or one the target links), which the
+			// generators put on the line in source order.
+			if ext := filepath.Ext(src.Path); ext == ".o" || ext == ".obj" {
+				argv = append(argv, word{text: src.Path, src: t.BacktraceGraph.source(file, src.Backtrace, ctx.source)})
+			}
 			continue
 		}
 		cfgDir := ""

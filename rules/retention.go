@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"debug/elf"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -134,13 +135,77 @@ func inputStep(in linkline.Input, l *linkline.Link) finding.Step {
 func registrationSteps(regs []analyze.Registration) []finding.Step {
 	var out []finding.Step
 	for _, r := range regs {
-		out = append(out, finding.Step{
-			Text: fmt.Sprintf("%s: static initializer %s (%s, found by %s) calls %s", r.Object.Path, r.Initializer,
-				r.Source, r.Method, demangle.Name(r.Call)),
-			File: r.Object.Path, Symbol: r.Call,
-		})
+		text := fmt.Sprintf("%s: static initializer %s (%s, found by %s) calls %s", r.Object.Path, r.Initializer,
+			r.Source, r.Method, demangle.Name(r.Call))
+		switch {
+		case r.Handed == "":
+			text += ", a configured registration function"
+		case r.Arg < 0:
+			text = fmt.Sprintf("%s: static initializer %s (%s, found by %s) stores %s %s into %s, which it does not define",
+				r.Object.Path, r.Initializer, r.Source, r.Method, r.Kind, demangle.Name(r.Handed), demangle.Name(r.Call))
+		default:
+			via := "as"
+			if r.Indirect {
+				via = "in what it passes as"
+			}
+			text += fmt.Sprintf(" (defined outside it) and hands it %s %s %s argument %d", r.Kind, demangle.Name(r.Handed), via, r.Arg+1)
+		}
+		out = append(out, finding.Step{Text: text, File: r.Object.Path, Symbol: r.Call})
 	}
 	return out
+}
+
+// registries says where a unit's registrations go, for a message: "2
+// registrations into testing::internal::MakeAndRegisterTestInfo", and how
+// many other registries.
+func registries(regs []analyze.Registration) string {
+	count := map[string]int{}
+	var order []string
+	for _, r := range regs {
+		name := analyze.QualifiedName(demangle.Name(r.Call))
+		if count[name] == 0 {
+			order = append(order, name)
+		}
+		count[name]++
+	}
+	s := fmt.Sprintf("%d registration", count[order[0]])
+	if count[order[0]] > 1 {
+		s += "s"
+	}
+	s += " into " + order[0]
+	if n := len(order) - 1; n == 1 {
+		s += " and 1 other registry"
+	} else if n > 1 {
+		s += fmt.Sprintf(" and %d other registries", n)
+	}
+	return s
+}
+
+// lostSeverity grades a lost unit by intent: the rule's severity for a unit
+// the project builds (f.ProjectBuilt) or one nothing in any link could
+// reference (it defines no global symbol: it exists only to register); a
+// note for a unit of a prebuilt library that also offers an API, which most
+// programs use a part of (libprotobuf.a's well-known types, a logging
+// library left unused).
+func lostSeverity(r *Rule, f *analyze.LinkFacts, in linkline.Input, unit *elfobj.Object) finding.Severity {
+	if f.ProjectBuilt(in) {
+		return r.Severity
+	}
+	if unit.Type == elf.ET_REL && !definesAny(unit) {
+		return r.Severity
+	}
+	return finding.Note
+}
+
+// definesAny reports whether an object defines a global symbol another
+// object could reference.
+func definesAny(o *elfobj.Object) bool {
+	for i := range o.Symbols {
+		if s := &o.Symbols[i]; s.Defined() && s.Binding() == elf.STB_GLOBAL {
+			return true
+		}
+	}
+	return false
 }
 
 func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
@@ -160,8 +225,8 @@ func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
 			if lf.Observed {
 				how = "observed"
 			}
-			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s registers from a static initializer but %s drops it from %s (%s): --as-needed and nothing references it",
-				filepath.Base(lf.Object.Path), f.Linker, consumer, how))
+			fd := r.newFinding(lostSeverity(r, f, lf.Input, lf.Object), subj, fmt.Sprintf("%s registers from a static initializer (%s) but %s drops it from %s (%s): --as-needed and nothing references it",
+				filepath.Base(lf.Object.Path), registries(lf.Registrations), f.Linker, consumer, how))
 			fd.Location = location(lf.Input, f.Link)
 			c := libraryChain(f, lf, ctx.Config)
 			fd.Evidence, fd.Fix = c.Steps, c.Fix
@@ -255,8 +320,8 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 			case mf.Observed:
 				how = "the output's initializers do not include it"
 			}
-			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s(%s) registers from a static initializer but is not extracted into %s (%s)",
-				filepath.Base(mf.Object.Archive), mf.Object.Member, consumer, how))
+			fd := r.newFinding(lostSeverity(r, f, mf.Input, mf.Object), subj, fmt.Sprintf("%s(%s) registers from a static initializer (%s) but is not extracted into %s (%s)",
+				filepath.Base(mf.Object.Archive), mf.Object.Member, registries(mf.Registrations), consumer, how))
 			fd.Location = location(mf.Input, f.Link)
 			c := memberChain(f, mf, ctx.Config)
 			fd.Evidence, fd.Fix = c.Steps, c.Fix
