@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/elfobj"
@@ -17,15 +18,27 @@ import (
 // or more name components.
 type Patterns struct {
 	globs []glob
+	// excludes are registries a handoff to which registers nothing.
+	excludes []glob
 	// words are the identifiers a name must hold for any glob to match it
 	// (nil: some glob has none, and every name is demangled).
 	words []string
 }
 
 // glob is one pattern, as written and with "::" as "/" (a "*" that stops
-// at a component boundary).
+// at a component boundary); configured globs count their matches.
 type glob struct {
 	text, slashed string
+	configured    bool
+	matched       *atomic.Bool
+}
+
+func (g glob) match(name, slashed string) bool {
+	ok, _ := path.Match(g.slashed, slashed)
+	if !ok {
+		ok, _ = path.Match(g.text, name)
+	}
+	return ok
 }
 
 // lastWord is the identifier a glob ends with (letters after its last
@@ -83,14 +96,39 @@ func DefaultPatterns() *Patterns {
 	return p
 }
 
-// Add extends the patterns (etlink.toml [registration] patterns).
+// Add extends the patterns (etlink.toml [registration] patterns): each
+// names a registry a static initializer calls, C or C++.
 func (p *Patterns) Add(globs ...string) error {
+	if err := checkGlobs(globs); err != nil {
+		return err
+	}
+	n := len(p.globs)
+	p.add(globs)
+	for i := n; i < len(p.globs); i++ {
+		p.globs[i].configured, p.globs[i].matched = true, new(atomic.Bool)
+	}
+	return nil
+}
+
+// Exclude names registries a handoff to which registers nothing
+// (etlink.toml [registration] exclude): a function that takes the unit's
+// address only to read it.
+func (p *Patterns) Exclude(globs ...string) error {
+	if err := checkGlobs(globs); err != nil {
+		return err
+	}
+	for _, g := range globs {
+		p.excludes = append(p.excludes, glob{text: g, slashed: strings.ReplaceAll(g, "::", "/"), configured: true, matched: new(atomic.Bool)})
+	}
+	return nil
+}
+
+func checkGlobs(globs []string) error {
 	for _, g := range globs {
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("registration pattern %q: %w", g, err)
 		}
 	}
-	p.add(globs)
 	return nil
 }
 
@@ -103,29 +141,56 @@ func (p *Patterns) add(globs []string) {
 				p.words = nil
 			}
 		}
-		p.globs = append(p.globs, glob{g, strings.ReplaceAll(g, "::", "/")})
+		p.globs = append(p.globs, glob{text: g, slashed: strings.ReplaceAll(g, "::", "/")})
 	}
+}
+
+// Unmatched lists the configured patterns and excludes that have matched
+// no function an initializer calls so far.
+func (p *Patterns) Unmatched() []string {
+	var out []string
+	for _, g := range append(slices.Clip(p.globs), p.excludes...) {
+		if g.configured && !g.matched.Load() {
+			out = append(out, g.text)
+		}
+	}
+	return out
+}
+
+// excluded reports whether a configured exclude names sym.
+func (p *Patterns) excluded(sym string) bool {
+	if len(p.excludes) == 0 {
+		return false
+	}
+	name := QualifiedName(demangle.Name(sym))
+	slashed := strings.ReplaceAll(name, "::", "/")
+	for _, g := range p.excludes {
+		if g.match(name, slashed) {
+			g.matched.Store(true)
+			return true
+		}
+	}
+	return false
 }
 
 // Match reports whether sym (mangled or plain) names a registration function.
 func (p *Patterns) Match(sym string) bool {
-	if !strings.HasPrefix(sym, "_Z") && !strings.Contains(sym, "register") {
-		return false // cheap exit: C names must say "register" to match
-	}
 	if p.words != nil && !slices.ContainsFunc(p.words, func(w string) bool { return strings.Contains(sym, w) }) {
 		return false // demangling costs more than looking
 	}
 	name := QualifiedName(demangle.Name(sym))
 	slashed := strings.ReplaceAll(name, "::", "/")
+	found := false
 	for _, g := range p.globs {
-		if ok, _ := path.Match(g.slashed, slashed); ok {
-			return true
-		}
-		if ok, _ := path.Match(g.text, name); ok {
-			return true
+		if g.match(name, slashed) {
+			found = true
+			if !g.configured {
+				continue
+			}
+			g.matched.Store(true) // every configured pattern that matches is used
 		}
 	}
-	return false
+	return found
 }
 
 // QualifiedName strips a demangled function's parameters, qualifiers and
@@ -211,16 +276,18 @@ func (p *Patterns) Matches(o *elfobj.Object) []Registration {
 // Registrations lists o's registrations: calls a pattern names, then each
 // handoff of o's own functions, vtables, typeinfos or objects to code that
 // o does not define and no runtime defines (rt), one per initializer,
-// registry and symbol handed. Two handoffs are not registrations: the
+// registry and symbol handed. Three handoffs are not registrations: the
 // object under construction handed to its constructor, or to a function
 // constructing it (returned by value into it), or to a method run on it,
-// once its destructor is registered with __cxa_atexit; and an argument past
-// the callee's declared parameters (a register the caller left as it was).
+// once its destructor is registered with __cxa_atexit; an object handing a
+// part of itself to its own method (a vector its inline storage); and an
+// argument past the callee's declared parameters (a register the caller
+// left as it was).
 func (p *Patterns) Registrations(o *elfobj.Object, rt Runtime) []Registration {
 	var handed []Registration
 	found := map[[2]string]bool{}
 	for _, in := range o.Initializers {
-		for _, r := range handoffRegistrations(o, in, rt) {
+		for _, r := range p.handoffRegistrations(o, in, rt) {
 			handed = append(handed, r)
 			found[[2]string{r.Initializer, r.Call}] = true
 		}
@@ -230,7 +297,7 @@ func (p *Patterns) Registrations(o *elfobj.Object, rt Runtime) []Registration {
 	return append(matched, handed...)
 }
 
-func handoffRegistrations(o *elfobj.Object, in elfobj.Initializer, rt Runtime) []Registration {
+func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer, rt Runtime) []Registration {
 	if len(in.Handoffs) == 0 {
 		return nil
 	}
@@ -253,10 +320,10 @@ func handoffRegistrations(o *elfobj.Object, in elfobj.Initializer, rt Runtime) [
 		if sig, ok := demangle.FunctionSignature(h.Callee); ok && !takes(sig, h) {
 			continue
 		}
-		if h.Arg == 0 && !h.Indirect && h.Kind == "object" && constructed[h.Symbol] {
+		if h.Arg == 0 && !h.Indirect && h.Kind == "object" && constructed[h.Symbol] || h.Receiver {
 			continue
 		}
-		if rt.Runtime(h.Callee) {
+		if rt.Runtime(h.Callee) || p.excluded(h.Callee) {
 			continue
 		}
 		seen[[2]string{h.Callee, h.Symbol}] = true
@@ -285,4 +352,19 @@ func takes(sig demangle.Signature, h elfobj.Handoff) bool {
 // or thread-local object, as the Itanium C++ ABI names it.
 func isAtexit(sym string) bool {
 	return sym == "__cxa_atexit" || sym == "__cxa_thread_atexit" || sym == "__cxa_thread_atexit_impl"
+}
+
+// undecided says why etlink cannot tell whether o, in which it found no
+// registration, registers: its code is LTO IR, or the walk of one of its
+// initializers stopped short. "" when nothing was left undecided.
+func undecided(o *elfobj.Object) string {
+	if o.LTO {
+		return "it holds GCC's link-time-optimisation IR, not machine code: what its static initializers do exists only after the link"
+	}
+	for _, in := range o.Initializers {
+		if in.Undecided != "" {
+			return fmt.Sprintf("static initializer %s: %s", in.Function, in.Undecided)
+		}
+	}
+	return ""
 }

@@ -71,7 +71,10 @@ type LibraryFate struct {
 	Input         linkline.Input
 	Object        *elfobj.Object
 	Registrations []Registration
-	Kept          bool
+	// Undecided says why etlink could not decide whether a library in
+	// which it found no registration registers ("" when it could).
+	Undecided string
+	Kept      bool
 	// Observed is true when Kept was read from the output's DT_NEEDED,
 	// false when it is predicted from the inputs.
 	Observed bool
@@ -90,6 +93,7 @@ type MemberFate struct {
 	Input         linkline.Input // the archive
 	Object        *elfobj.Object // the member
 	Registrations []Registration
+	Undecided     string // as LibraryFate.Undecided
 	Extracted     bool
 	Observed      bool // from the map, not predicted
 	Predicted     bool
@@ -205,13 +209,13 @@ func (r *Retention) registries(f *LinkFacts) {
 	defs := Index(f.LoadSet, &names)
 	for i := range f.Libraries {
 		lf := &f.Libraries[i]
-		if lf.Kept {
+		if lf.Kept && len(lf.Registrations) > 0 {
 			lf.Into = f.process.Bind(defs, f.loaded(lf.Object), lf.Registrations[0].Call, "")
 		}
 	}
 	for i := range f.Members {
 		mf := &f.Members[i]
-		if mf.Extracted {
+		if mf.Extracted && len(mf.Registrations) > 0 {
 			mf.Into = f.process.Bind(defs, f.Output, mf.Registrations[0].Call, "")
 		}
 	}
@@ -260,6 +264,10 @@ func pyInit(o *elfobj.Object) string {
 	}
 	return ""
 }
+
+// Patterns are the registration patterns the link was read with (one set
+// for a session's links).
+func (f *LinkFacts) Patterns() *Patterns { return f.r.Patterns }
 
 // ProjectBuilt reports whether an input of the link is built by the project
 // rather than installed: a target of the build (File API), an object file,
@@ -526,11 +534,14 @@ func (s *linkSim) extract(archives []loadedInput) {
 	for _, li := range archives {
 		for _, m := range li.objs {
 			regs := s.r.Patterns.Registrations(m, s.runtime)
+			why := ""
 			if len(regs) == 0 {
-				continue
+				if why = undecided(m); why == "" {
+					continue
+				}
 			}
 			ref, ok := done[m]
-			mf := MemberFate{Input: li.in, Object: m, Registrations: regs, Extracted: ok, Predicted: ok}
+			mf := MemberFate{Input: li.in, Object: m, Registrations: regs, Undecided: why, Extracted: ok, Predicted: ok}
 			if ok && !whole[m] {
 				mf.RefBy = []Ref{ref}
 			}
@@ -586,11 +597,14 @@ func (s *linkSim) decide(li loadedInput) bool {
 func (s *linkSim) record(li loadedInput) {
 	o := li.objs[0]
 	regs := s.r.Patterns.Registrations(o, s.runtime)
+	why := ""
 	if len(regs) == 0 {
-		return
+		if why = undecided(o); why == "" {
+			return
+		}
 	}
 	refs, kept := s.kept[o]
-	s.f.Libraries = append(s.f.Libraries, LibraryFate{Input: li.in, Object: o, Registrations: regs,
+	s.f.Libraries = append(s.f.Libraries, LibraryFate{Input: li.in, Object: o, Registrations: regs, Undecided: why,
 		Kept: kept, Predicted: kept, RefBy: refs})
 }
 
@@ -641,8 +655,9 @@ func (f *LinkFacts) observe() {
 // observeInitializers reads, without a map, whether a registering member
 // was extracted from the output's own initializers: its static initializer
 // (_GLOBAL__sub_I_register_kernels.cpp) is in the output's DT_INIT_ARRAY
-// when it was. A stripped output names them by address only: the fate then
-// stays predicted.
+// when it was. A stripped output names them by address only, and a member
+// whose initializers have no name (LTO IR) cannot be looked for: the fate
+// then stays predicted.
 func (f *LinkFacts) observeInitializers() {
 	if f.Output == nil {
 		return
@@ -658,9 +673,18 @@ func (f *LinkFacts) observeInitializers() {
 	}
 	for i := range f.Members {
 		mf := &f.Members[i]
+		named := false
+		for _, in := range mf.Object.Initializers {
+			if !strings.HasPrefix(in.Function, "0x") {
+				named = true
+			}
+		}
+		if !named {
+			continue
+		}
 		mf.Observed, mf.Extracted = true, false
-		for _, reg := range mf.Registrations {
-			mf.Extracted = mf.Extracted || inits[reg.Initializer]
+		for _, in := range mf.Object.Initializers {
+			mf.Extracted = mf.Extracted || inits[in.Function]
 		}
 	}
 }

@@ -30,6 +30,9 @@ type Handoff struct {
 	// Indirect is true when the address reaches the callee through memory
 	// the argument points to rather than as the argument itself.
 	Indirect bool `json:"indirect,omitempty"`
+	// Receiver is true when the call's first argument is the same symbol:
+	// an object handing itself, or a part of itself, to its own method.
+	Receiver bool `json:"receiver,omitempty"`
 	// Dereferenced is true when the argument register was used to read or
 	// write memory after it was set: a pointer the caller used itself,
 	// which is an argument only if the callee declares that many.
@@ -573,8 +576,16 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 // stack arguments, and reports whether it handed anything.
 func (w *handoffWalk) handArgs(f *frame, callee string, args [6]hval) bool {
 	n0 := len(w.out)
+	first, _ := w.owned(args[0])
 	for i, v := range args {
 		w.hand(callee, i, v, f.based[argRegs[i]])
+	}
+	if len(first) > 0 {
+		for k := n0; k < len(w.out); k++ {
+			if h := &w.out[k]; h.Arg > 0 && !h.Indirect && w.refs[first[0]-1].name == h.Symbol {
+				h.Receiver = true
+			}
+		}
 	}
 	// Stack arguments: the pushes in reverse, then the slots written at
 	// the stack pointer since the last call.

@@ -201,6 +201,9 @@ func (ro *relObject) refOf(pc uint64, inst x86asm.Inst, r reloc) (hRef, bool) {
 		}
 		return hRef{name: ro.sym(uint32(fn.sym)).Name, kind: "function", owned: true, fn: relAddr(sec, fn.start)}, true
 	}
+	if ro.f.Sections[sec].Flags&elf.SHF_STRINGS != 0 {
+		return hRef{name: s.Name, owned: true}, true // a string literal (.L.str, .LC0)
+	}
 	if elf.ST_TYPE(s.Info) == elf.STT_OBJECT || elf.ST_TYPE(s.Info) == elf.STT_TLS {
 		return hRef{name: s.Name, kind: refKind(s.Name, false, true), owned: true}, true
 	}

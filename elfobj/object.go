@@ -39,11 +39,15 @@ type Object struct {
 	Type    elf.Type    `json:"-"`
 	// Executable is true for programs, position-independent ones (ET_DYN
 	// with an interpreter) included.
-	Executable bool     `json:"executable,omitempty"`
-	Soname     string   `json:"soname,omitempty"`
-	Needed     []string `json:"needed,omitempty"`
-	Rpath      []string `json:"rpath,omitempty"`
-	Runpath    []string `json:"runpath,omitempty"`
+	Executable bool `json:"executable,omitempty"`
+	// LTO is true for a relocatable object that holds only GCC's
+	// link-time-optimisation IR (.gnu.lto_ sections, no machine code):
+	// what its static initializers do exists only after the link.
+	LTO     bool     `json:"lto,omitempty"`
+	Soname  string   `json:"soname,omitempty"`
+	Needed  []string `json:"needed,omitempty"`
+	Rpath   []string `json:"rpath,omitempty"`
+	Runpath []string `json:"runpath,omitempty"`
 	// Symbols are the dynamic symbols of shared objects and executables and
 	// the non-local static symbols of relocatable objects.
 	Symbols []Symbol `json:"symbols,omitempty"`

@@ -138,6 +138,9 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		err = readRefs(f, image, o)
 		o.References = err == nil
 	}
+	if f.Type == elf.ET_REL {
+		o.LTO = ltoOnly(f)
+	}
 	if err == nil && opt.Initializers {
 		switch {
 		case f.Type == elf.ET_REL:
@@ -164,6 +167,21 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		}
 	}
 	return o, nil
+}
+
+// ltoOnly reports whether a relocatable object holds GCC's LTO IR and no
+// machine code (a "slim" LTO object, GCC's default with -flto).
+func ltoOnly(f *elf.File) bool {
+	lto := false
+	for _, s := range f.Sections {
+		switch {
+		case strings.HasPrefix(s.Name, ".gnu.lto_"):
+			lto = true
+		case s.Flags&elf.SHF_EXECINSTR != 0 && s.Size > 0:
+			return false
+		}
+	}
+	return lto
 }
 
 // checkHeader checks the ELF header's tables against the file size, so that

@@ -3,14 +3,15 @@ package rules
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/demangle"
-
 	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/demangle"
+	"github.com/etlink/etlink/finding"
 )
 
 // Config is the user's etlink.toml.
@@ -24,8 +25,12 @@ import (
 //	allow = ["my_shared_abi_*"]
 //
 //	[registration]
-//	# Extra registration functions: globs over demangled qualified names.
+//	# etlink finds registrations from the objects: a static initializer
+//	# handing the unit's functions, vtables or objects to code outside it.
+//	# Extra registries (globs over demangled qualified names, C names too),
+//	# and registries a handoff to which registers nothing.
 //	patterns = ["mylib::registry::add_*"]
+//	exclude = ["mylib::log::describe"]
 //
 //	[retention]
 //	# The project's own helpers, suggested as fixes ({target}, {library}).
@@ -42,6 +47,8 @@ import (
 //	components = ["pthreadpool", "cpuinfo"]
 //	symbols = ["et_threadpool_*"]
 type Config struct {
+	// Path is the file the configuration was read from ("" for none).
+	Path       string              `toml:"-"`
 	Components map[string][]string `toml:"components"`
 	Conflicts  struct {
 		Allow []string `toml:"allow"`
@@ -49,6 +56,7 @@ type Config struct {
 	Owners       []Owner `toml:"owner"`
 	Registration struct {
 		Patterns []string `toml:"patterns"`
+		Exclude  []string `toml:"exclude"`
 	} `toml:"registration"`
 	Retention struct {
 		FixAsNeeded     string `toml:"fix_as_needed"`
@@ -80,6 +88,7 @@ func LoadConfig(file string) (*Config, error) {
 	if keys := md.Undecoded(); len(keys) > 0 {
 		return nil, fmt.Errorf("%s: unknown key %q", file, keys[0].String())
 	}
+	c.Path = file
 	return &c, c.validate(file)
 }
 
@@ -148,13 +157,69 @@ func (o *Owner) covers(sym, comp string) bool {
 }
 
 // RegistrationPatterns returns the default registration patterns extended
-// by the config.
+// by the config, with its excludes.
 func (c *Config) RegistrationPatterns() (*analyze.Patterns, error) {
 	p := analyze.DefaultPatterns()
 	if err := p.Add(c.Registration.Patterns...); err != nil {
 		return nil, fmt.Errorf("[registration] %w", err)
 	}
+	if err := p.Exclude(c.Registration.Exclude...); err != nil {
+		return nil, fmt.Errorf("[registration] exclude: %w", err)
+	}
 	return p, nil
+}
+
+// ET003 reports configured registration patterns that matched nothing.
+var ET003 = &Rule{
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET003",
+		Name:     "unmatched-registration-pattern",
+		Severity: finding.Note,
+		Summary:  "an etlink.toml [registration] pattern or exclude that matches no function any static initializer calls",
+		Why: `etlink finds registrations from the objects without configuration; a pattern adds a
+registry it would not see, an exclude removes one. A pattern that matches nothing (a
+misspelt namespace, an inline namespace such as absl::debian3:: that nm shows and the
+header hides, a registry renamed since) silently adds nothing, and the registrations it
+was written for may be missed without a word.`,
+		Fix: `Write the pattern as the demangled qualified name the objects hold (nm -C on the
+archive or library), or delete it.`,
+		Before: `[registration]
+patterns = ["absl::flags_internal::RegisterCommandLineFlag"]
+$ etlink retention build/
+note ET003 registration pattern "absl::flags_internal::RegisterCommandLineFlag" (etlink.toml) matches nothing`,
+		After: `[registration]
+patterns = ["absl::*::flags_internal::RegisterCommandLineFlag"]
+$ etlink retention build/
+no findings`,
+	},
+	Check: func(r *Rule, ctx *Context) []finding.Finding {
+		if len(ctx.Retention) == 0 || ctx.Config == nil || ctx.Config.Path == "" {
+			return nil
+		}
+		var out []finding.Finding
+		for _, g := range ctx.Retention[0].Patterns().Unmatched() {
+			f := r.newFinding(r.Severity, finding.Subject{File: ctx.Config.Path, Symbol: g},
+				fmt.Sprintf("registration pattern %q (%s) matches no function a static initializer of these links calls", g, ctx.Config.Path))
+			f.Location = &finding.Location{File: ctx.Config.Path, Line: lineOf(ctx.Config.Path, g)}
+			f.Fix = r.Fix
+			out = append(out, f)
+		}
+		return out
+	},
+}
+
+// lineOf is the line of file that quotes s, 0 when none does.
+func lineOf(file, s string) int {
+	data, err := datafile.ReadFile(file, datafile.SmallText)
+	if err != nil {
+		return 0
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, strconv.Quote(s)) || strings.Contains(line, "'"+s+"'") {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // fix expands the project's own fix helper for kind ("as-needed" or

@@ -19,8 +19,13 @@ var ET101 = &Rule{
 		ID:       "ET101",
 		Name:     "dropped-registration-as-needed",
 		Severity: finding.Error,
-		Summary:  "a shared library whose static initializer registers a backend or kernels is dropped under --as-needed",
-		Why: `With --as-needed (Debian's and Ubuntu's gcc pass it by default, so it is on every CMake
+		Summary:  "a shared library whose static initializer registers something (a backend, kernels, tests, flags, a module) is dropped under --as-needed",
+		Why: `A library registers when one of its static initializers hands the library's own
+functions, vtables, typeinfos or objects to code outside it (GoogleTest's TEST, a
+benchmark, a flag, protobuf's generated descriptors, a Python module appended to the
+inittab, an ExecuTorch backend): etlink follows the initializer's machine code to find
+it, with no configuration; etlink.toml [registration] patterns add registries.
+With --as-needed (Debian's and Ubuntu's gcc pass it by default, so it is on every CMake
 link line there without being written), the linker records a shared library in DT_NEEDED
 only if something it links references a symbol the library defines. A backend that only
 registers itself from a static initializer is referenced by nothing: it is left out of
@@ -59,7 +64,13 @@ var ET102 = &Rule{
 		Why: `A linker takes a member out of a static archive only to define a symbol that is undefined
 at that point. A member that only holds a registering static initializer defines nothing
 anyone references, so it is never extracted: its initializer is not in the output and the
-kernels or backend it registers are missing at run time, with no link error.`,
+kernels, backend, tests or flags it registers are missing at run time, with no link
+error. A member registers when its initializer hands the member's own functions,
+vtables, typeinfos or objects to code outside it (found from its relocations, with no
+configuration). The finding is an error for an archive the project builds, and a note
+for a prebuilt library's member (libprotobuf.a's well-known types): such libraries also
+offer an API, and a program uses a part of them. Where etlink cannot decide (GCC's LTO
+IR, a machine it does not decode), a note says so.`,
 		Fix: `Link the archive whole: $<LINK_LIBRARY:WHOLE_ARCHIVE,lib> (CMake 3.24 or later), or
 -Wl,--whole-archive lib.a -Wl,--no-whole-archive; or build the registering code as an
 OBJECT library or a shared library.`,
@@ -181,6 +192,17 @@ func registries(regs []analyze.Registration) string {
 	return s
 }
 
+// lostUnit says what a lost unit loses: its first registry as the subject's
+// symbol, the severity by intent, and the words of the message; for a unit
+// etlink could not decide, a note with the reason.
+func lostUnit(r *Rule, f *analyze.LinkFacts, in linkline.Input, unit *elfobj.Object, regs []analyze.Registration, undecided string) (finding.Subject, finding.Severity, string) {
+	if len(regs) == 0 {
+		return finding.Subject{Symbol: "undecided"}, finding.Note, "may register from a static initializer (etlink could not decide: " + undecided + ")"
+	}
+	return finding.Subject{Symbol: regs[0].Call, Demangled: demangle.Name(regs[0].Call)}, lostSeverity(r, f, in, unit),
+		"registers from a static initializer (" + registries(regs) + ")"
+}
+
 // lostSeverity grades a lost unit by intent: the rule's severity for a unit
 // the project builds (f.ProjectBuilt) or one nothing in any link could
 // reference (it defines no global symbol: it exists only to register); a
@@ -219,14 +241,14 @@ func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
 				continue
 			}
 			consumer := consumerName(f)
-			subj := finding.Subject{File: lf.Object.Path, Target: consumer, Symbol: lf.Registrations[0].Call,
-				Demangled: demangle.Name(lf.Registrations[0].Call)}
 			how := "predicted"
 			if lf.Observed {
 				how = "observed"
 			}
-			fd := r.newFinding(lostSeverity(r, f, lf.Input, lf.Object), subj, fmt.Sprintf("%s registers from a static initializer (%s) but %s drops it from %s (%s): --as-needed and nothing references it",
-				filepath.Base(lf.Object.Path), registries(lf.Registrations), f.Linker, consumer, how))
+			subj, sev, what := lostUnit(r, f, lf.Input, lf.Object, lf.Registrations, lf.Undecided)
+			subj.File, subj.Target = lf.Object.Path, consumer
+			fd := r.newFinding(sev, subj, fmt.Sprintf("%s %s but %s drops it from %s (%s): --as-needed and nothing references it",
+				filepath.Base(lf.Object.Path), what, f.Linker, consumer, how))
 			fd.Location = location(lf.Input, f.Link)
 			c := libraryChain(f, lf, ctx.Config)
 			fd.Evidence, fd.Fix = c.Steps, c.Fix
@@ -311,8 +333,6 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 				continue
 			}
 			consumer := consumerName(f)
-			subj := finding.Subject{File: mf.Object.Archive, Member: mf.Object.Member, Target: consumer,
-				Symbol: mf.Registrations[0].Call, Demangled: demangle.Name(mf.Registrations[0].Call)}
 			how := "predicted from the archive's symbols and the undefined set"
 			switch {
 			case mf.Observed && f.Map != nil:
@@ -320,8 +340,10 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 			case mf.Observed:
 				how = "the output's initializers do not include it"
 			}
-			fd := r.newFinding(lostSeverity(r, f, mf.Input, mf.Object), subj, fmt.Sprintf("%s(%s) registers from a static initializer (%s) but is not extracted into %s (%s)",
-				filepath.Base(mf.Object.Archive), mf.Object.Member, registries(mf.Registrations), consumer, how))
+			subj, sev, what := lostUnit(r, f, mf.Input, mf.Object, mf.Registrations, mf.Undecided)
+			subj.File, subj.Member, subj.Target = mf.Object.Archive, mf.Object.Member, consumer
+			fd := r.newFinding(sev, subj, fmt.Sprintf("%s(%s) %s but is not extracted into %s (%s)",
+				filepath.Base(mf.Object.Archive), mf.Object.Member, what, consumer, how))
 			fd.Location = location(mf.Input, f.Link)
 			c := memberChain(f, mf, ctx.Config)
 			fd.Evidence, fd.Fix = c.Steps, c.Fix

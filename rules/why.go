@@ -108,7 +108,8 @@ func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Cha
 		c.Steps = append(c.Steps, modelStep(f))
 	}
 	c.Steps = append(c.Steps, registrationSteps(lf.Registrations)...)
-	if lf.Kept {
+	c.Steps = append(c.Steps, undecidedSteps(lf.Undecided)...)
+	if lf.Kept && len(lf.Registrations) > 0 {
 		c.Steps = append(c.Steps, registryStep(lf.Object, lf.Registrations[0].Call, lf.Into))
 		c.Verdict = fmt.Sprintf("kept: %s is loaded with %s and its initializer registers", lib, c.Consumer)
 	} else {
@@ -138,7 +139,8 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 	}
 	c.Steps = append(c.Steps, memberOutputStep(f, mf))
 	c.Steps = append(c.Steps, registrationSteps(mf.Registrations)...)
-	if mf.Extracted {
+	c.Steps = append(c.Steps, undecidedSteps(mf.Undecided)...)
+	if mf.Extracted && len(mf.Registrations) > 0 {
 		c.Steps = append(c.Steps, registryStep(mf.Object, mf.Registrations[0].Call, mf.Into))
 		c.Verdict = fmt.Sprintf("kept: %s is linked into %s and its initializer registers", name, c.Consumer)
 	} else {
@@ -146,6 +148,14 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 		c.Fix = wholeArchiveFix(cfg, f, mf)
 	}
 	return c
+}
+
+// undecidedSteps says why etlink could not decide whether a unit registers.
+func undecidedSteps(why string) []finding.Step {
+	if why == "" {
+		return nil
+	}
+	return []finding.Step{{Text: "etlink found no registration but could not decide: " + why}}
 }
 
 // plainChain answers for an input whose initializers register nothing.
@@ -197,9 +207,9 @@ func memberOutputStep(f *analyze.LinkFacts, mf analyze.MemberFate) finding.Step 
 	case f.Map != nil:
 		return finding.Step{Text: fmt.Sprintf("map %s (%s) does not load it", f.Map.Path, f.Map.Format), File: f.Map.Path}
 	case mf.Observed && mf.Extracted:
-		return finding.Step{Text: fmt.Sprintf("no map for this link; %s's initializers include %s", f.Output.Path, mf.Registrations[0].Initializer), File: f.Output.Path}
+		return finding.Step{Text: fmt.Sprintf("no map for this link; %s's initializers include %s's", f.Output.Path, mf.Object.Member), File: f.Output.Path}
 	case mf.Observed:
-		return finding.Step{Text: fmt.Sprintf("no map for this link; %s's initializers do not include %s", f.Output.Path, mf.Registrations[0].Initializer), File: f.Output.Path}
+		return finding.Step{Text: fmt.Sprintf("no map for this link; %s's initializers do not include %s's", f.Output.Path, mf.Object.Member), File: f.Output.Path}
 	}
 	return finding.Step{Text: "no map for this link and no output: extraction predicted from the members' symbols"}
 }

@@ -16,9 +16,15 @@ var retentionCmd = &command{
 	args:    "[flags] [BUILD-DIR | link.txt | build.ninja | MAP | LOG]...",
 	summary: "registrations dropped at link time (ET101-ET103), extensions linking libpython (ET201)",
 	help: `Reads link commands and decides, for every shared library and archive member whose
-static initializer registers a backend or kernels, whether the link keeps it: from
-the output's DT_NEEDED and the linker map when they exist, predicted from the inputs
-and the linker's rules when they do not.
+static initializer registers something, whether the link keeps it: from the output's
+DT_NEEDED and the linker map when they exist, predicted from the inputs and the
+linker's rules when they do not.
+
+A unit registers when a static initializer hands its own functions, vtables,
+typeinfos or objects to code outside it that no toolchain runtime defines: tests,
+benchmarks, flags, protobuf descriptors, Python modules, backends and kernels, with
+no configuration. etlink.toml [registration] patterns add registries (C names too)
+and exclude removes them; a pattern that matches nothing is a note (ET003).
 
 Inputs may be mixed: a CMake build directory (the File API reply when configured
 with a codemodel-v2 query, which maps each link item to its CMakeLists.txt line;
