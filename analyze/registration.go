@@ -251,13 +251,21 @@ type Registration struct {
 	// the argument points to (a factory object carrying its vtable).
 	Arg      int
 	Indirect bool
+	// HandedOn says, for an object handed to its own constructor or method
+	// (Arg 0), where that method's definition hands the object on: the
+	// input that defines it, and the call or store.
+	HandedOn string
 }
 
-// Runtime tells whether a toolchain or system runtime defines a symbol
-// (glibc, libstdc++, libgcc, a sanitizer's runtime): calls into it hand
-// nothing to a registry.
-type Runtime interface {
+// Callees is what a link knows of the functions an initializer calls.
+type Callees interface {
+	// Runtime tells whether a toolchain or system runtime defines sym
+	// (glibc, libstdc++, libgcc, a sanitizer's runtime): calls into it
+	// hand nothing to a registry.
 	Runtime(sym string) bool
+	// HandsOn reads the method sym where the link defines it, for what it
+	// hands on of the object it runs on.
+	HandsOn(sym string) (hs []elfobj.Handoff, in *elfobj.Object, undecided string, ok bool)
 }
 
 // Matches lists the calls in o's static initializers that a pattern names.
@@ -283,7 +291,7 @@ func (p *Patterns) Matches(o *elfobj.Object) []Registration {
 // part of itself to its own method (a vector its inline storage); and an
 // argument past the callee's declared parameters (a register the caller
 // left as it was).
-func (p *Patterns) Registrations(o *elfobj.Object, rt Runtime) []Registration {
+func (p *Patterns) Registrations(o *elfobj.Object, rt Callees) []Registration {
 	var handed []Registration
 	found := map[[2]string]bool{}
 	for _, in := range o.Initializers {
@@ -297,7 +305,7 @@ func (p *Patterns) Registrations(o *elfobj.Object, rt Runtime) []Registration {
 	return append(matched, handed...)
 }
 
-func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer, rt Runtime) []Registration {
+func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer, rt Callees) []Registration {
 	if len(in.Handoffs) == 0 {
 		return nil
 	}
@@ -320,17 +328,57 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 		if sig, ok := demangle.FunctionSignature(h.Callee); ok && !takes(sig, h) {
 			continue
 		}
-		if h.Arg == 0 && !h.Indirect && h.Kind == "object" && constructed[h.Symbol] || h.Receiver {
+		if h.Receiver || rt.Runtime(h.Callee) || p.excluded(h.Callee) {
 			continue
 		}
-		if rt.Runtime(h.Callee) || p.excluded(h.Callee) {
-			continue
+		onward := ""
+		if h.Arg == 0 && !h.Indirect && h.Kind == "object" && constructed[h.Symbol] {
+			// The object under construction: it registers only if the
+			// method, where the link defines it, hands it on.
+			if onward = handedOn(rt, h.Callee); onward == "" {
+				continue
+			}
 		}
 		seen[[2]string{h.Callee, h.Symbol}] = true
 		out = append(out, Registration{Object: o, Initializer: in.Function, Source: in.Source, Method: in.Method,
-			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect})
+			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect, HandedOn: onward})
 	}
 	return out
+}
+
+// handedOn says where the method callee, read where the link defines it,
+// hands on the object it runs on to code no runtime defines; "" when it
+// does not, or cannot be read. A method it runs on the object in another
+// input is read there in turn (a template's constructor instantiated in
+// the unit calling cl::opt<int>::done() in libLLVM), to a bounded depth.
+func handedOn(rt Callees, callee string) string {
+	return handedOnFrom(rt, callee, map[string]bool{})
+}
+
+func handedOnFrom(rt Callees, callee string, asked map[string]bool) string {
+	if asked[callee] || len(asked) >= 8 {
+		return ""
+	}
+	asked[callee] = true
+	hs, in, _, ok := rt.HandsOn(callee)
+	if !ok {
+		return ""
+	}
+	for _, h := range hs {
+		if rt.Runtime(h.Callee) {
+			continue
+		}
+		switch {
+		case h.Arg < 0:
+			return fmt.Sprintf("%s stores it into %s", in.Path, demangle.Name(h.Callee))
+		case h.Arg > 0:
+			return fmt.Sprintf("%s hands it on to %s as argument %d", in.Path, demangle.Name(h.Callee), h.Arg+1)
+		}
+		if on := handedOnFrom(rt, h.Callee, asked); on != "" {
+			return fmt.Sprintf("%s runs %s on it; %s", in.Path, demangle.Name(h.Callee), on)
+		}
+	}
+	return ""
 }
 
 // takes reports whether a handoff's argument position is one the callee

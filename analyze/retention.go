@@ -121,6 +121,7 @@ type Retention struct {
 	Loader   *Loader
 	mu       sync.Mutex
 	cache    map[string]readResult
+	code     *codeCache
 }
 
 type readResult struct {
@@ -136,8 +137,11 @@ func NewRetention(p *Patterns, l *Loader) *Retention {
 	// linked -Bsymbolic calls its own registry copy without the loader.
 	l.Read.Initializers = true
 	l.Read.References = true
-	return &Retention{Patterns: p, Loader: l, cache: map[string]readResult{}}
+	return &Retention{Patterns: p, Loader: l, cache: map[string]readResult{}, code: newCodeCache()}
 }
+
+// Close closes the files the engine keeps open for reading methods' code.
+func (r *Retention) Close() { r.code.close() }
 
 // read returns the objects of an input file: one, or an archive's members.
 func (r *Retention) read(path string) ([]*elfobj.Object, error) {
@@ -400,7 +404,7 @@ func (s *linkSim) run() {
 			inputs = append(inputs, loadedInput{in, objs})
 		}
 	}
-	s.runtime = newDefiners(inputs, scripts, s.r.read)
+	s.runtime = newDefiners(inputs, scripts, s.r.read, s.r.code)
 	if !s.positionalArchives {
 		s.loadStatic(inputs)
 	}

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/demangle"
@@ -19,10 +20,11 @@ import (
 type definers struct {
 	objs  []*elfobj.Object
 	index map[string]*elfobj.Object // built on the first question
+	code  *codeCache
 }
 
-func newDefiners(inputs []loadedInput, scripts []string, read func(string) ([]*elfobj.Object, error)) *definers {
-	d := &definers{}
+func newDefiners(inputs []loadedInput, scripts []string, read func(string) ([]*elfobj.Object, error), code *codeCache) *definers {
+	d := &definers{code: code}
 	for _, li := range inputs {
 		d.objs = append(d.objs, li.objs...)
 	}
@@ -43,6 +45,26 @@ func (d *definers) Runtime(sym string) bool {
 	if demangle.Reserved(sym) {
 		return true
 	}
+	o, ok := d.definer(sym)
+	return ok && IsRuntimeLibrary(o)
+}
+
+// HandsOn reads the definition of the method sym in the input of the link
+// that defines it, and says what it hands on of the object it runs on (a
+// later argument of a call, a store into static storage): the cl::opt
+// shape, whose constructor registers the option through methods defined in
+// libLLVM. ok is false when no input defines sym or its code cannot be read.
+func (d *definers) HandsOn(sym string) (hs []elfobj.Handoff, in *elfobj.Object, undecided string, ok bool) {
+	o, found := d.definer(sym)
+	if !found || IsRuntimeLibrary(o) {
+		return nil, nil, "", false
+	}
+	hs, undecided, ok = d.code.handsOn(o, sym)
+	return hs, o, undecided, ok
+}
+
+// definer is the first input of the link that defines sym.
+func (d *definers) definer(sym string) (*elfobj.Object, bool) {
 	if d.index == nil {
 		d.index = map[string]*elfobj.Object{}
 		for _, o := range d.objs {
@@ -58,7 +80,62 @@ func (d *definers) Runtime(sym string) bool {
 		}
 	}
 	o, ok := d.index[sym]
-	return ok && IsRuntimeLibrary(o)
+	return o, ok
+}
+
+// codeCache keeps the inputs whose methods HandsOn reads open, and its
+// answers, for the links of one session (libLLVM is indexed once).
+type codeCache struct {
+	mu      sync.Mutex
+	open    map[*elfobj.Object]*elfobj.Code
+	answers map[codeKey]codeAnswer
+}
+
+type codeKey struct {
+	o   *elfobj.Object
+	sym string
+}
+
+type codeAnswer struct {
+	hs        []elfobj.Handoff
+	undecided string
+	ok        bool
+}
+
+func newCodeCache() *codeCache {
+	return &codeCache{open: map[*elfobj.Object]*elfobj.Code{}, answers: map[codeKey]codeAnswer{}}
+}
+
+func (c *codeCache) handsOn(o *elfobj.Object, sym string) ([]elfobj.Handoff, string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := codeKey{o, sym}
+	if a, ok := c.answers[k]; ok {
+		return a.hs, a.undecided, a.ok
+	}
+	code, opened := c.open[o]
+	if !opened {
+		code, _ = elfobj.OpenCode(o) // unreadable: the answer is "could not read"
+		c.open[o] = code
+	}
+	var a codeAnswer
+	if code != nil {
+		a.hs, a.undecided, a.ok = code.HandsOn(sym)
+	}
+	c.answers[k] = a
+	return a.hs, a.undecided, a.ok
+}
+
+// close closes the files the cache holds open.
+func (c *codeCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for o, code := range c.open {
+		if code != nil {
+			code.Close()
+		}
+		delete(c.open, o)
+	}
 }
 
 // runtimeLibs are the libraries of the C and C++ toolchains and their

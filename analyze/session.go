@@ -537,6 +537,7 @@ func OpenLinks(paths []string, opt linkline.Options, patterns *Patterns, log Log
 		log.Notef("%s: read %s", p, what)
 	}
 	engine := NewRetention(patterns, NewLoader(LoadCache("", log), nil))
+	defer engine.Close()
 	var facts []*LinkFacts
 	unbuilt, unread := 0, 0
 	for _, l := range in.Links {

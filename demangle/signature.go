@@ -125,3 +125,15 @@ func Reserved(sym string) bool {
 	id, _, ok := sourceName(strings.TrimPrefix(rest, "L"))
 	return ok && strings.HasPrefix(id, "__")
 }
+
+// Library reports whether a mangled function belongs to the C++ standard
+// library's implementation: a name in namespace std, or in a namespace
+// whose name is reserved (__gnu_cxx, __cxxabiv1). A function a compiler
+// names itself (__static_initialization_and_destruction_0) is not.
+func Library(sym string) bool {
+	rest, ok := strings.CutPrefix(sym, "_Z")
+	if !ok || !Reserved(sym) {
+		return false
+	}
+	return strings.HasPrefix(rest, "N") || strings.HasPrefix(rest, "S")
+}

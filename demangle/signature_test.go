@@ -49,3 +49,18 @@ func TestReserved(t *testing.T) {
 		}
 	}
 }
+
+func TestLibrary(t *testing.T) {
+	for sym, want := range map[string]bool{
+		"_ZNSt8__detail9_CompilerINSt7__cxx1112regex_traitsIcEEEC2EPKcS6_RKSt6localeNSt15regex_constants18syntax_option_typeE": true,
+		"_ZN9__gnu_cxx13new_allocatorIcE8allocateEmPKv":     true,
+		"_ZSt4moveIRiEONSt16remove_referenceIT_E4typeEOS2_": true,
+		"_Z41__static_initialization_and_destruction_0ii":   false,
+		"_ZN3FooC1Ev":  false,
+		"__cxa_atexit": false,
+	} {
+		if got := Library(sym); got != want {
+			t.Errorf("Library(%s) = %v, want %v", sym, got, want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/etlink/etlink/demangle"
 )
 
 // Handoff is one place where a static initializer hands something its object
@@ -111,6 +113,10 @@ type handoffWalk struct {
 	done   map[uint64]hval
 	// Truncated is set when the budget ran out.
 	truncated bool
+	// receiver walks a method for what it hands on of its object
+	// (Code.HandsOn): calls into the object's own functions are recorded
+	// too, and stores into any static storage.
+	receiver bool
 }
 
 func newHandoffWalk(env codeEnv) *handoffWalk {
@@ -232,6 +238,9 @@ func (w *handoffWalk) walk(addr uint64, args [6]hval, depth int) hval {
 	}
 	reach := 0
 	for pc := 0; pc < len(code); {
+		if w.receiver && w.handedOn() {
+			break // one way the object is handed on is the answer
+		}
 		if w.spent >= handoffInsns {
 			w.truncated = true
 			break
@@ -480,7 +489,7 @@ func (w *handoffWalk) owned(v hval) (refs []int32, indirect bool) {
 func (w *handoffWalk) store(f *frame, pc uint64, inst x86asm.Inst, m x86asm.Mem, v hval) {
 	if m.Base == x86asm.RIP || m.Base == 0 && m.Index == 0 {
 		r, got, ok := w.env.memRef(pc, inst)
-		if ok && !got && !r.owned {
+		if ok && !got && (!r.owned || w.receiver) {
 			w.hand(r.name, -1, v, false)
 		}
 		return
@@ -499,8 +508,8 @@ func (w *handoffWalk) store(f *frame, pc uint64, inst x86asm.Inst, m x86asm.Mem,
 	base := f.regs[n]
 	switch {
 	case base.ref != 0:
-		if r := w.refs[base.ref-1]; !r.owned {
-			w.hand(r.name, -1, v, false) // through the GOT into an object defined elsewhere
+		if r := w.refs[base.ref-1]; !r.owned || w.receiver && r.name != Receiver {
+			w.hand(r.name, -1, v, false) // through the GOT into an object defined elsewhere, or static storage
 		}
 	case base.id != 0:
 		refs, _ := w.owned(v)
@@ -523,6 +532,16 @@ func (w *handoffWalk) addCarry(id, ref int32) {
 	if len(c) < 8 {
 		w.carry[id] = append(c, ref)
 	}
+}
+
+// handedOn reports whether a receiver walk has seen its object handed on.
+func (w *handoffWalk) handedOn() bool {
+	for _, h := range w.out {
+		if h.Symbol == Receiver && h.Arg != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hand records a handoff of v to callee at arg.
@@ -557,6 +576,15 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 	}
 	ret := hval{}
 	switch {
+	case ok && r.owned && demangle.Library(r.name):
+		// The implementation's own code instantiated here (std::regex's
+		// compiler, a std::map's insert): it registers nothing.
+	case ok && r.owned && r.fn != 0 && w.receiver:
+		receiver := args[0]
+		args[0] = hval{} // what a method run on the object does is followed, not counted
+		w.handArgs(f, r.name, args)
+		args[0] = receiver
+		ret = w.walk(r.fn, args, depth+1)
 	case ok && r.owned && r.fn != 0 && (!r.interposable || !w.handArgs(f, r.name, args)):
 		ret = w.walk(r.fn, args, depth+1)
 	case ok && !r.owned:

@@ -17,8 +17,10 @@ func (l *linked) code(addr uint64) ([]byte, bool) {
 	if s == nil || s.Flags&elf.SHF_EXECINSTR == 0 {
 		return nil, false
 	}
-	end, sized := s.Addr+s.Size, false
-	if size, ok := l.funcs.size(addr); ok && addr+size <= end {
+	// A function without a symbol's size is swept until a return (the
+	// walker's rule) within the window.
+	end, sized := min(s.Addr+s.Size, addr+handoffWindow), false
+	if size, ok := l.funcs.size(addr); ok && addr+size <= s.Addr+s.Size {
 		end, sized = addr+size, true
 	}
 	b, err := l.bytesAt(addr, end-addr)
@@ -72,11 +74,10 @@ func (l *linked) callTarget(pc uint64, inst x86asm.Inst) (hRef, bool) {
 // dynRef is the .dynsym entry i as a reference: the object's own definition
 // when it defines the symbol, else a symbol defined elsewhere.
 func (l *linked) dynRef(i uint32) (hRef, bool) {
-	s, ok := l.dyn.sym(i)
+	s, name, ok := l.dynSym(i)
 	if !ok {
 		return hRef{}, false
 	}
-	name := l.dyn.name(s.name)
 	if elf.SectionIndex(s.shndx) == elf.SHN_UNDEF {
 		return hRef{name: name}, true
 	}

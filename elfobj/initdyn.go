@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -40,16 +41,18 @@ const (
 // linked indexes a shared object or executable for following initializers
 // through its machine code.
 type linked struct {
-	f     *elf.File
-	exec  []*elf.Section // executable sections, by address
-	data  map[*elf.Section][]byte
-	got   map[uint64]uint32 // GOT slot -> the .dynsym index its JUMP_SLOT/GLOB_DAT relocation names
-	dyn   symTable          // .dynsym, for those names
-	rel   map[uint64]int64  // address -> RELATIVE addend
-	funcs *funcIndex        // function address -> symbol name and size
-	objs  *funcIndex        // data object address -> symbol name and size (handoffs)
-	isPLT map[*elf.Section]bool
-	inits []Initializer
+	f    *elf.File
+	exec []*elf.Section      // executable sections, by address
+	data map[blockKey][]byte // sections' bytes, a block at a time
+	// dynSyms are the .dynsym entries read so far, with their names.
+	dynSyms map[uint32]namedSym
+	got     map[uint64]uint32 // GOT slot -> the .dynsym index its JUMP_SLOT/GLOB_DAT relocation names
+	dyn     symTable          // .dynsym, for those names
+	rel     map[uint64]int64  // address -> RELATIVE addend
+	funcs   *funcIndex        // function address -> symbol name and size
+	objs    *funcIndex        // data object address -> symbol name and size (handoffs)
+	isPLT   map[*elf.Section]bool
+	inits   []Initializer
 	// decoded caches each function's call targets and GOT slots.
 	decoded map[uint64]decoded
 	// spent counts instructions decoded, against budget.
@@ -76,8 +79,7 @@ func dynInitializers(f *elf.File) ([]Initializer, error) {
 	if arrSize == 0 && !hasInit {
 		return nil, nil
 	}
-	l := &linked{f: f, data: map[*elf.Section][]byte{}, got: map[uint64]uint32{}, rel: map[uint64]int64{},
-		isPLT: map[*elf.Section]bool{}, decoded: map[uint64]decoded{}}
+	l := newLinked(f)
 	if err := l.index(); err != nil {
 		return nil, err
 	}
@@ -142,6 +144,11 @@ func (l *linked) handoffs(in *Initializer, addr uint64) {
 	if truncated {
 		in.Undecided = "the decoding budget ran out"
 	}
+}
+
+func newLinked(f *elf.File) *linked {
+	return &linked{f: f, data: map[blockKey][]byte{}, dynSyms: map[uint32]namedSym{}, got: map[uint64]uint32{}, rel: map[uint64]int64{},
+		isPLT: map[*elf.Section]bool{}, decoded: map[uint64]decoded{}}
 }
 
 func dynValue(f *elf.File, tag elf.DynTag) (uint64, bool) {
@@ -225,11 +232,28 @@ func (l *linked) gotName(slot uint64) string {
 	if !ok {
 		return ""
 	}
+	_, name, _ := l.dynSym(i)
+	return name
+}
+
+// dynSym reads .dynsym entry i and its name, once: the decoders ask for
+// the same few imports from every initializer.
+func (l *linked) dynSym(i uint32) (rawSym, string, bool) {
+	if e, ok := l.dynSyms[i]; ok {
+		return e.sym, e.name, true
+	}
 	s, ok := l.dyn.sym(i)
 	if !ok {
-		return ""
+		return rawSym{}, "", false
 	}
-	return l.dyn.name(s.name)
+	e := namedSym{s, l.dyn.name(s.name)}
+	l.dynSyms[i] = e
+	return e.sym, e.name, true
+}
+
+type namedSym struct {
+	sym  rawSym
+	name string
 }
 
 // pointers reads the n bytes of pointers at addr; a zero slot with a
@@ -272,26 +296,78 @@ func (l *linked) section(addr uint64) *elf.Section {
 	return nil
 }
 
-// bytesAt returns n bytes at addr (or fewer at the end of the section).
+// bytesAt returns n bytes at addr (or fewer at the end of the section, or
+// of the block that holds addr). Sections are read a block at a time, as
+// the decoder reaches them: a library's code can be hundreds of megabytes,
+// of which its initializers touch a few pages.
 func (l *linked) bytesAt(addr, n uint64) ([]byte, error) {
 	s := l.section(addr)
 	if s == nil {
 		return nil, fmt.Errorf("address %#x is in no section", addr)
 	}
-	d, ok := l.data[s]
-	if !ok {
-		var err error
-		if d, err = s.Data(); err != nil {
-			return nil, err
-		}
-		l.data[s] = d
-	}
 	off := addr - s.Addr
-	end := min(off+n, uint64(len(d)))
-	if off >= end {
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		d, ok := l.data[blockKey{s, 0}]
+		if !ok {
+			var err error
+			if d, err = s.Data(); err != nil {
+				return nil, err
+			}
+			l.data[blockKey{s, 0}] = d
+		}
+		if off >= uint64(len(d)) {
+			return nil, fmt.Errorf("address %#x is past the data of %s", addr, s.Name)
+		}
+		return d[off:min(off+n, uint64(len(d)))], nil
+	}
+	if off >= s.Size {
 		return nil, fmt.Errorf("address %#x is past the data of %s", addr, s.Name)
 	}
-	return d[off:end], nil
+	// A read that crosses a block boundary is served by the two blocks
+	// joined: callers ask for at most an instruction or a function.
+	first, last := off/codeBlock, (min(off+n, s.Size)-1)/codeBlock
+	if first == last {
+		b, err := l.block(s, first)
+		if err != nil {
+			return nil, err
+		}
+		start := off - first*codeBlock
+		return b[start:min(start+n, uint64(len(b)))], nil
+	}
+	out := make([]byte, 0, min(n, s.Size-off))
+	for i := first; i <= last; i++ {
+		b, err := l.block(s, i)
+		if err != nil {
+			return nil, err
+		}
+		lo := uint64(0)
+		if i == first {
+			lo = off - first*codeBlock
+		}
+		out = append(out, b[lo:min(uint64(len(b)), lo+n-uint64(len(out)))]...)
+	}
+	return out, nil
+}
+
+// codeBlock is how much of a section bytesAt reads at a time.
+const codeBlock = 64 << 10
+
+type blockKey struct {
+	s *elf.Section
+	i uint64
+}
+
+func (l *linked) block(s *elf.Section, i uint64) ([]byte, error) {
+	k := blockKey{s, i}
+	if b, ok := l.data[k]; ok {
+		return b, nil
+	}
+	b := make([]byte, min(codeBlock, s.Size-i*codeBlock))
+	if _, err := s.ReadAt(b, int64(i*codeBlock)); err != nil && err != io.EOF {
+		return nil, err
+	}
+	l.data[k] = b
+	return b, nil
 }
 
 func (l *linked) name(addr uint64) string {

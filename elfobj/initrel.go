@@ -39,24 +39,10 @@ func relInitializers(f *elf.File, syms []elf.Symbol) ([]Initializer, error) {
 	if len(syms) == 0 {
 		return nil, nil
 	}
-	ro := &relObject{f: f, syms: syms, relocs: map[int][]reloc{}, funcs: map[int][]fnSpan{},
-		objects: map[int][]fnSpan{}, data: map[int][]byte{}}
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
-			continue
-		}
-		rs, err := readRelocs(f, s)
-		if err != nil {
-			return nil, err
-		}
-		ro.relocs[int(s.Info)] = append(ro.relocs[int(s.Info)], rs...)
+	ro, err := newRelObject(f, syms)
+	if err != nil {
+		return nil, err
 	}
-	for sec := range ro.relocs {
-		rs := ro.relocs[sec]
-		sort.Slice(rs, func(i, j int) bool { return rs[i].off < rs[j].off })
-	}
-	ro.indexFuncs()
-	ro.indexObjects()
 
 	var out []Initializer
 	seen := map[int]bool{}
@@ -109,6 +95,29 @@ func (ro *relObject) handoffs(in *Initializer, sec int, off uint64) {
 	if truncated {
 		in.Undecided = "the decoding budget ran out"
 	}
+}
+
+// newRelObject indexes f's relocations, functions and data symbols.
+func newRelObject(f *elf.File, syms []elf.Symbol) (*relObject, error) {
+	ro := &relObject{f: f, syms: syms, relocs: map[int][]reloc{}, funcs: map[int][]fnSpan{},
+		objects: map[int][]fnSpan{}, data: map[int][]byte{}}
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
+			continue
+		}
+		rs, err := readRelocs(f, s)
+		if err != nil {
+			return nil, err
+		}
+		ro.relocs[int(s.Info)] = append(ro.relocs[int(s.Info)], rs...)
+	}
+	for sec := range ro.relocs {
+		rs := ro.relocs[sec]
+		sort.Slice(rs, func(i, j int) bool { return rs[i].off < rs[j].off })
+	}
+	ro.indexFuncs()
+	ro.indexObjects()
+	return ro, nil
 }
 
 func (ro *relObject) sym(i uint32) *elf.Symbol {

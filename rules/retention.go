@@ -160,6 +160,9 @@ func registrationSteps(regs []analyze.Registration) []finding.Step {
 				via = "in what it passes as"
 			}
 			text += fmt.Sprintf(" (defined outside it) and hands it %s %s %s argument %d", r.Kind, demangle.Name(r.Handed), via, r.Arg+1)
+			if r.HandedOn != "" {
+				text += "; its definition in " + r.HandedOn
+			}
 		}
 		out = append(out, finding.Step{Text: text, File: r.Object.Path, Symbol: r.Call})
 	}

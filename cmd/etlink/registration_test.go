@@ -20,7 +20,7 @@ import (
 // The registration matrix: testdata/registration/project, real registration
 // frameworks from Debian's packages (GoogleTest, Google Benchmark, protobuf
 // generated code, pybind11's embedded modules, CPython's C API, gflags,
-// Abseil flags) and a unit that registers nothing, each unit linked into a
+// Abseil flags, LLVM's cl::opt) and a unit that registers nothing, each unit linked into a
 // program in every way it is lost (an archive member nobody references, a
 // shared library --as-needed drops) or kept (the LINK_LIBRARY whole-archive
 // feature, raw --whole-archive, an OBJECT library, an anchor reference into
@@ -31,13 +31,13 @@ import (
 
 // registrationFrameworks are the project's frameworks and the unit file
 // each builds: lib<name>_a.a(member) and lib<name>_so.so.
-var registrationFrameworks = []string{"gtest", "benchmark", "protobuf", "embedded", "capi", "gflags", "absl", "nothing"}
+var registrationFrameworks = []string{"gtest", "benchmark", "protobuf", "embedded", "capi", "gflags", "absl", "llvm", "nothing"}
 
 func TestRegistrationMatrix(t *testing.T) {
 	testenv.NeedTools(t, "bash", "cmake", "ninja", "g++", "gcc", "ld.gold", "ld.lld", "mold", "protoc")
 	testenv.NeedFiles(t, "/usr/bin/python3", "/usr/include/gtest/gtest.h", "/usr/include/benchmark/benchmark.h",
 		"/usr/include/gflags/gflags.h", "/usr/include/absl/flags/flag.h", "/usr/include/pybind11/embed.h",
-		"/usr/include/google/protobuf/message.h")
+		"/usr/include/google/protobuf/message.h", "/usr/lib/llvm-14/include/llvm/Support/CommandLine.h")
 	script, err := filepath.Abs("../../testdata/registration/build.sh")
 	if err != nil {
 		t.Fatal(err)
