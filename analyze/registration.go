@@ -333,8 +333,14 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 		}
 		onward := ""
 		if h.Arg == 0 && !h.Indirect && h.Kind == "object" && constructed[h.Symbol] {
-			// The object under construction: it registers only if the
-			// method, where the link defines it, hands it on.
+			// The object under construction: it registers only if its
+			// constructor, or a method run on it once written, hands it
+			// on where the link defines it. A function it is handed to
+			// unwritten returns a value into it (static T x = f();).
+			sig, _ := demangle.FunctionSignature(h.Callee)
+			if !sig.Constructor && !h.Initialized {
+				continue
+			}
 			if onward = handedOn(rt, h.Callee); onward == "" {
 				continue
 			}

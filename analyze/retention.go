@@ -269,6 +269,30 @@ func pyInit(o *elfobj.Object) string {
 	return ""
 }
 
+// LibraryKept says whether the link records the shared library input in
+// DT_NEEDED: read from the output when it exists (observed), else from the
+// libraries the link is predicted to keep. known is false when the input
+// cannot be read.
+func (f *LinkFacts) LibraryKept(in linkline.Input) (kept, observed, known bool) {
+	if in.Kind != linkline.KindShared || in.Path == "" {
+		return false, false, false
+	}
+	objs, err := f.r.read(abs(f.Link.Dir, in.Path))
+	if err != nil || len(objs) != 1 {
+		return false, false, false
+	}
+	o := objs[0]
+	if f.Output != nil {
+		return slices.Contains(f.Output.Needed, neededName(o)), true, true
+	}
+	for _, q := range f.LoadSet {
+		if q == o {
+			return true, false, true
+		}
+	}
+	return false, false, true
+}
+
 // Patterns are the registration patterns the link was read with (one set
 // for a session's links).
 func (f *LinkFacts) Patterns() *Patterns { return f.r.Patterns }

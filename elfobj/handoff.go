@@ -35,6 +35,11 @@ type Handoff struct {
 	// Receiver is true when the call's first argument is the same symbol:
 	// an object handing itself, or a part of itself, to its own method.
 	Receiver bool `json:"receiver,omitempty"`
+	// Initialized is true, for an object handed as the first argument,
+	// when the walk saw it written before the call: a method runs on a
+	// constructed object, where a function returning a value writes into
+	// a fresh one.
+	Initialized bool `json:"initialized,omitempty"`
 	// Dereferenced is true when the argument register was used to read or
 	// write memory after it was set: a pointer the caller used itself,
 	// which is an argument only if the callee declares that many.
@@ -101,12 +106,14 @@ type handoffWalk struct {
 	// carry records, for a pointer's identity, the owned symbols stored
 	// into the memory it points to; mem what was stored at each offset,
 	// for a load of it (a constructor's member, read back).
-	carry  map[int32][]int32
-	mem    map[memKey]hval
-	nextID int32
-	out    []Handoff
-	seen   map[Handoff]bool
-	spent  int
+	carry map[int32][]int32
+	mem   map[memKey]hval
+	// written marks the owned objects stored into so far.
+	written map[int32]bool
+	nextID  int32
+	out     []Handoff
+	seen    map[Handoff]bool
+	spent   int
 	// active guards against recursion; done memoises functions walked with
 	// no argument known.
 	active map[uint64]bool
@@ -120,7 +127,7 @@ type handoffWalk struct {
 }
 
 func newHandoffWalk(env codeEnv) *handoffWalk {
-	return &handoffWalk{env: env, refIdx: map[string]int32{}, carry: map[int32][]int32{}, mem: map[memKey]hval{}, seen: map[Handoff]bool{},
+	return &handoffWalk{env: env, refIdx: map[string]int32{}, carry: map[int32][]int32{}, mem: map[memKey]hval{}, written: map[int32]bool{}, seen: map[Handoff]bool{},
 		active: map[uint64]bool{}, done: map[uint64]hval{}}
 }
 
@@ -492,6 +499,9 @@ func (w *handoffWalk) store(f *frame, pc uint64, inst x86asm.Inst, m x86asm.Mem,
 		if ok && !got && (!r.owned || w.receiver) {
 			w.hand(r.name, -1, v, false)
 		}
+		if ok && !got && r.owned {
+			w.written[w.intern(r)] = true
+		}
 		return
 	}
 	n, _ := gpr(m.Base)
@@ -508,6 +518,7 @@ func (w *handoffWalk) store(f *frame, pc uint64, inst x86asm.Inst, m x86asm.Mem,
 	base := f.regs[n]
 	switch {
 	case base.ref != 0:
+		w.written[base.ref] = true
 		if r := w.refs[base.ref-1]; !r.owned || w.receiver && r.name != Receiver {
 			w.hand(r.name, -1, v, false) // through the GOT into an object defined elsewhere, or static storage
 		}
@@ -610,8 +621,12 @@ func (w *handoffWalk) handArgs(f *frame, callee string, args [6]hval) bool {
 	}
 	if len(first) > 0 {
 		for k := n0; k < len(w.out); k++ {
-			if h := &w.out[k]; h.Arg > 0 && !h.Indirect && w.refs[first[0]-1].name == h.Symbol {
+			h := &w.out[k]
+			switch {
+			case h.Arg > 0 && !h.Indirect && w.refs[first[0]-1].name == h.Symbol:
 				h.Receiver = true
+			case h.Arg == 0 && !h.Indirect && args[0].ref != 0 && w.written[args[0].ref]:
+				h.Initialized = true
 			}
 		}
 	}

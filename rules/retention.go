@@ -151,6 +151,9 @@ func registrationSteps(regs []analyze.Registration) []finding.Step {
 		switch {
 		case r.Handed == "":
 			text += ", a configured registration function"
+		case r.HandedOn != "":
+			text = fmt.Sprintf("%s: static initializer %s (%s, found by %s) runs %s on its object %s; the definition in %s",
+				r.Object.Path, r.Initializer, r.Source, r.Method, demangle.Name(r.Call), demangle.Name(r.Handed), r.HandedOn)
 		case r.Arg < 0:
 			text = fmt.Sprintf("%s: static initializer %s (%s, found by %s) stores %s %s into %s, which it does not define",
 				r.Object.Path, r.Initializer, r.Source, r.Method, r.Kind, demangle.Name(r.Handed), demangle.Name(r.Call))
@@ -160,9 +163,6 @@ func registrationSteps(regs []analyze.Registration) []finding.Step {
 				via = "in what it passes as"
 			}
 			text += fmt.Sprintf(" (defined outside it) and hands it %s %s %s argument %d", r.Kind, demangle.Name(r.Handed), via, r.Arg+1)
-			if r.HandedOn != "" {
-				text += "; its definition in " + r.HandedOn
-			}
 		}
 		out = append(out, finding.Step{Text: text, File: r.Object.Path, Symbol: r.Call})
 	}

@@ -49,7 +49,7 @@ func Why(facts []*analyze.LinkFacts, name, in string, cfg *Config) []Chain {
 			}
 		}
 		for _, x := range f.Link.Inputs {
-			if !explained[x.Index] && !x.Implicit && (contains(x.Arg, name) || contains(filepath.Base(x.Path), name)) && !memberOf(f, x) {
+			if !explained[x.Index] && (!x.Implicit && contains(x.Arg, name) || contains(filepath.Base(x.Path), name)) && !memberOf(f, x) {
 				out = append(out, plainChain(f, x))
 			}
 		}
@@ -158,12 +158,42 @@ func undecidedSteps(why string) []finding.Step {
 	return []finding.Step{{Text: "etlink found no registration but could not decide: " + why}}
 }
 
-// plainChain answers for an input whose initializers register nothing.
+// plainChain answers for an input whose initializers register nothing:
+// what the link did with it (a shared library is kept only when DT_NEEDED
+// lists it), and that its fate loses no registration.
 func plainChain(f *analyze.LinkFacts, x linkline.Input) Chain {
-	c := Chain{Consumer: consumerName(f), Subject: x.Arg, Kind: "input", Kept: true}
+	c := Chain{Consumer: consumerName(f), Subject: x.Arg, Kind: "input"}
+	if x.Implicit {
+		c.Subject = x.Path
+	}
 	c.Steps = append(c.Steps, linkStep(f), inputStep(x, f.Link))
-	c.Verdict = "etlink found no registration in its static initializers, so its fate does not lose a registration; " +
-		"if it registers through a function of your own, add it to etlink.toml [registration] patterns"
+	fate := ""
+	switch x.Kind {
+	case linkline.KindShared:
+		c.Kind = "shared library"
+		kept, observed, known := f.LibraryKept(x)
+		c.Kept, c.Observed = kept, observed
+		switch {
+		case !known:
+			fate = "etlink could not read it; "
+		case observed && kept:
+			fate = fmt.Sprintf("kept: %s's DT_NEEDED lists it; ", f.Output.Path)
+		case observed:
+			fate = fmt.Sprintf("dropped: %s's DT_NEEDED does not list it; ", f.Output.Path)
+		case kept:
+			fate = "kept (predicted: the output is not built); "
+		default:
+			fate = "dropped (predicted: the output is not built); "
+		}
+	case linkline.KindObject:
+		c.Kind, c.Kept = "object", true
+		fate = "kept: an object on the line is always linked; "
+	case linkline.KindArchive:
+		c.Kind = "archive"
+		fate = "its members are extracted as the link needs them; "
+	}
+	c.Verdict = fate + "etlink found no registration in its static initializers, so its fate loses none; " +
+		"if it registers in a way etlink does not see, add the registry to etlink.toml [registration] patterns"
 	return c
 }
 
