@@ -253,8 +253,10 @@ type Registration struct {
 	Indirect bool
 	// HandedOn says, for an object handed to its own constructor or method
 	// (Arg 0), where that method's definition hands the object on: the
-	// input that defines it, and the call or store.
+	// input that defines it, and the call or store; HandedIn is the input
+	// whose code hands it on last, where its registry is.
 	HandedOn string
+	HandedIn *elfobj.Object
 }
 
 // Callees is what a link knows of the functions an initializer calls.
@@ -331,7 +333,7 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 		if h.Receiver || rt.Runtime(h.Callee) || p.excluded(h.Callee) {
 			continue
 		}
-		onward := ""
+		onward, last := "", (*elfobj.Object)(nil)
 		if h.Arg == 0 && !h.Indirect && h.Kind == "object" && constructed[h.Symbol] {
 			// The object under construction: it registers only if its
 			// constructor, or a method run on it once written, hands it
@@ -341,13 +343,13 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 			if !sig.Constructor && !h.Initialized {
 				continue
 			}
-			if onward = handedOn(rt, h.Callee); onward == "" {
+			if onward, last = handedOn(rt, h.Callee); onward == "" {
 				continue
 			}
 		}
 		seen[[2]string{h.Callee, h.Symbol}] = true
 		out = append(out, Registration{Object: o, Initializer: in.Function, Source: in.Source, Method: in.Method,
-			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect, HandedOn: onward})
+			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect, HandedOn: onward, HandedIn: last})
 	}
 	return out
 }
@@ -357,18 +359,18 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 // does not, or cannot be read. A method it runs on the object in another
 // input is read there in turn (a template's constructor instantiated in
 // the unit calling cl::opt<int>::done() in libLLVM), to a bounded depth.
-func handedOn(rt Callees, callee string) string {
+func handedOn(rt Callees, callee string) (string, *elfobj.Object) {
 	return handedOnFrom(rt, callee, map[string]bool{})
 }
 
-func handedOnFrom(rt Callees, callee string, asked map[string]bool) string {
+func handedOnFrom(rt Callees, callee string, asked map[string]bool) (string, *elfobj.Object) {
 	if asked[callee] || len(asked) >= 8 {
-		return ""
+		return "", nil
 	}
 	asked[callee] = true
 	hs, in, _, ok := rt.HandsOn(callee)
 	if !ok {
-		return ""
+		return "", nil
 	}
 	for _, h := range hs {
 		if rt.Runtime(h.Callee) {
@@ -376,15 +378,15 @@ func handedOnFrom(rt Callees, callee string, asked map[string]bool) string {
 		}
 		switch {
 		case h.Arg < 0:
-			return fmt.Sprintf("%s stores it into %s", in.Path, demangle.Name(h.Callee))
+			return fmt.Sprintf("%s stores it into %s", in.Path, demangle.Name(h.Callee)), in
 		case h.Arg > 0:
-			return fmt.Sprintf("%s hands it on to %s as argument %d", in.Path, demangle.Name(h.Callee), h.Arg+1)
+			return fmt.Sprintf("%s hands it on to %s as argument %d", in.Path, demangle.Name(h.Callee), h.Arg+1), in
 		}
-		if on := handedOnFrom(rt, h.Callee, asked); on != "" {
-			return fmt.Sprintf("%s runs %s on it; %s", in.Path, demangle.Name(h.Callee), on)
+		if on, last := handedOnFrom(rt, h.Callee, asked); on != "" {
+			return fmt.Sprintf("%s runs %s on it; %s", in.Path, demangle.Name(h.Callee), on), last
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // takes reports whether a handoff's argument position is one the callee

@@ -35,6 +35,9 @@ type LinkFacts struct {
 	// Splits are registration functions defined by more than one object of
 	// the output's load set.
 	Splits []Split
+	// Doubles are registering units whose initializer runs twice in the
+	// output's process into one registry (the output must exist).
+	Doubles []Double
 	// Unread are inputs that could not be read; the facts above do without them.
 	Unread []error
 	// LoadSet is the output and its DT_NEEDED closure, in the order the
@@ -48,6 +51,10 @@ type LinkFacts struct {
 	Extension string
 	process   *Process
 	r         *Retention
+	// callees is what the link knows of initializers' callees; units the
+	// registering objects on the line.
+	callees Callees
+	units   []Copy
 }
 
 // Ref is a reference: a symbol and the file that needs it.
@@ -94,12 +101,15 @@ type MemberFate struct {
 	Object        *elfobj.Object // the member
 	Registrations []Registration
 	Undecided     string // as LibraryFate.Undecided
-	Extracted     bool
-	Observed      bool // from the map, not predicted
-	Predicted     bool
-	RefBy         []Ref
-	MapLine       int
-	Into          *elfobj.Object // as LibraryFate.Into
+	// CarriedBy is a library of the output's load set that carries the
+	// same registering unit: not extracted, its registrations still run.
+	CarriedBy *elfobj.Object
+	Extracted bool
+	Observed  bool // from the map, not predicted
+	Predicted bool
+	RefBy     []Ref
+	MapLine   int
+	Into      *elfobj.Object // as LibraryFate.Into
 }
 
 // Split is a registration function that several objects of one load set
@@ -183,6 +193,7 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 	}
 	f.Splits = r.splits(f)
 	r.registries(f)
+	f.Doubles = r.doubles(f, f.units)
 	return f
 }
 
@@ -429,6 +440,13 @@ func (s *linkSim) run() {
 		}
 	}
 	s.runtime = newDefiners(inputs, scripts, s.r.read, s.r.code)
+	s.f.callees = s.runtime
+	for i, li := range inputs {
+		if li.in.Kind == linkline.KindObject {
+			regs := s.r.Patterns.Registrations(li.objs[0], s.runtime)
+			s.f.units = append(s.f.units, byInitializer(li.objs[0], &inputs[i].in, regs)...)
+		}
+	}
 	if !s.positionalArchives {
 		s.loadStatic(inputs)
 	}

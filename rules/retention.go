@@ -109,6 +109,88 @@ no findings`,
 	Check: checkSplitRegistry,
 }
 
+// ET104 finds registering units whose initializer runs twice in one process.
+var ET104 = &Rule{
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET104",
+		Name:     "double-registration",
+		Severity: finding.Error,
+		Summary:  "a registering translation unit is in two objects of one process and both register into the same registry",
+		Why: `A unit linked into a program (whole-archived from libexecutorch.a) and also carried by a
+shared library the program loads (libexecutorch.so's own copy) runs its static initializer
+twice, and both runs register into the registry copy the loader binds them to. A registry
+that rejects duplicates aborts before main: ExecuTorch's register_kernels ("already
+registered"), gflags ("defined more than once"), protobuf's generated pool ("File already
+exists in database"), LLVM's cl::opt ("registered more than once"); others list everything
+twice. etlink recognises the unit by its initializer's name and what it registers, and
+decides with the process model that both calls reach one copy. When every copy hands the
+registry the same object (a global the loader binds to one definition), whether the
+second registration is harmless depends on the registry: a note says so.`,
+		Fix: `Link the registering code once per process: use the shared library and drop the
+whole-archive of the archive (or the OBJECT library) that repeats it, or link the archive and
+not the shared library. Do not whole-archive an archive whose registration a loaded library
+already runs.`,
+		Before: `target_link_libraries(executor_runner PRIVATE executorch
+  "$<LINK_LIBRARY:WHOLE_ARCHIVE,executorch_static>")
+$ ./executor_runner          # aborts: kernel already registered
+$ etlink retention build/
+error ET104 _GLOBAL__sub_I_register_prim_ops.cpp runs twice in executor_runner`,
+		After: `target_link_libraries(executor_runner PRIVATE executorch)
+$ etlink retention build/
+no findings`,
+	},
+	Check: checkDoubleRegistrations,
+}
+
+func checkDoubleRegistrations(r *Rule, ctx *Context) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range ctx.Retention {
+		consumer := consumerName(f)
+		for _, d := range f.Doubles {
+			var where []string
+			for _, c := range d.Copies {
+				where = append(where, copyName(c))
+			}
+			subj := finding.Subject{File: d.Copies[0].Object.Path, Target: consumer, Symbol: d.Initializer}
+			if c := d.Copies[0]; c.Object.Archive != "" {
+				subj.File, subj.Member = c.Object.Archive, c.Object.Member
+			}
+			sev, what := r.Severity, fmt.Sprintf("%s runs twice in %s (%s): both register into %s's %s",
+				d.Initializer, consumer, strings.Join(where, " and "), filepath.Base(d.Registry.Path), analyze.QualifiedName(demangle.Name(d.Call)))
+			if d.Shared != "" {
+				// The same object twice: the registry decides.
+				sev = finding.Note
+				what += fmt.Sprintf(", but both hand it the same %s (the loader binds every copy to one definition): etlink could not decide whether the registry takes it once (a registry that keys by the object) or rejects it (one that keys by name)", d.Shared)
+			}
+			fd := r.newFinding(sev, subj, what)
+			for _, c := range d.Copies {
+				if c.Input != nil {
+					fd.Evidence = append(fd.Evidence, inputStep(*c.Input, f.Link))
+					fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s is linked into %s", copyName(c), f.Link.Output), File: c.Object.Path})
+					if fd.Location == nil {
+						fd.Location = location(*c.Input, f.Link)
+					}
+				} else {
+					fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s is loaded with %s (its DT_NEEDED closure) and carries the unit too", c.Object.Path, f.Link.Output), File: c.Object.Path})
+				}
+				fd.Evidence = append(fd.Evidence, registrationSteps(c.Registrations[:1])...)
+			}
+			fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("every copy's call to %s binds to %s's definition: one registry, two registrations",
+				demangle.Name(d.Call), filepath.Base(d.Registry.Path)), File: d.Registry.Path, Symbol: d.Call})
+			fd.Fix = r.Fix
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+func copyName(c analyze.Copy) string {
+	if c.Object.Archive != "" {
+		return fmt.Sprintf("%s(%s)", filepath.Base(c.Object.Archive), c.Object.Member)
+	}
+	return filepath.Base(c.Object.Path)
+}
+
 func consumerName(f *analyze.LinkFacts) string {
 	if f.Link.Target != "" {
 		return f.Link.Target
@@ -332,8 +414,8 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 			if mf.Observed && mf.Extracted && !mf.Predicted {
 				out = append(out, disagreement(r, f, mf.Input, mf.Object.Archive, mf.Object.Member, "not extracted", "holds it"))
 			}
-			if mf.Extracted || mf.Input.State.WholeArchive {
-				continue
+			if mf.Extracted || mf.Input.State.WholeArchive || mf.CarriedBy != nil {
+				continue // a loaded library's copy of the unit registers: whole-archiving it would register twice
 			}
 			consumer := consumerName(f)
 			how := "predicted from the archive's symbols and the undefined set"

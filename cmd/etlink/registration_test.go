@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,10 +25,14 @@ import (
 // program in every way it is lost (an archive member nobody references, a
 // shared library --as-needed drops) or kept (the LINK_LIBRARY whole-archive
 // feature, raw --whole-archive, an OBJECT library, an anchor reference into
-// the archive or the library, --no-as-needed), by bfd, gold, lld and mold,
-// at -O0 and -O2. The truth is what each program lists at run time; etlink
-// runs with no configuration and must find every lost unit as an error and
-// nothing else at warning or above.
+// the archive or the library, --no-as-needed) or registered twice (the
+// archive whole-archived and the library loaded), by bfd, gold, lld and
+// mold, at -O0 and -O2. The truth is what each program lists at run time,
+// and for a double whether it fails or lists a name twice; etlink runs with
+// no configuration and must find every lost unit as an error, every double
+// the program shows as ET104 (an error, or a note where every copy hands
+// the registry the same object and etlink cannot tell whether it takes it
+// twice), and nothing else at warning or above.
 
 // registrationFrameworks are the project's frameworks and the unit file
 // each builds: lib<name>_a.a(member) and lib<name>_so.so.
@@ -49,7 +54,14 @@ func TestRegistrationMatrix(t *testing.T) {
 			sh(t, script, dir, opt, "--jobs", "1")
 			truth := registrationTruth(t, filepath.Join(dir, "bin"))
 			want := lostUnits(t, truth)
-			got := registrationFindings(t, dir)
+			got, doubles := registrationFindings(t, dir)
+			checkDoubles(t, truth, doubles)
+			for prog, sev := range doubles {
+				if sev == finding.Error && doubled(truth[prog]) {
+					want = append(want, fmt.Sprintf("ET104 error %s", prog))
+				}
+			}
+			sort.Strings(want)
 			missing, extra := diff(want, got)
 			for _, m := range missing {
 				t.Errorf("%s: lost at run time, etlink found nothing: %s", opt, m)
@@ -81,15 +93,37 @@ func registrationTruth(t *testing.T, bin string) map[string][]string {
 		cmd.Env = append(os.Environ(), "PYTHONHOME=") // the embedded interpreter finds Debian's own
 		err := cmd.Run()
 		cancel()
-		if err != nil {
+		listed := strings.Fields(stdout.String())
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case strings.Contains(e.Name(), "-double-") && errors.As(err, &exit):
+			listed = append(listed, failedRun) // a registry rejecting the second registration
+		default:
 			t.Fatalf("%s: %v (the program's run is the oracle)", e.Name(), err)
 		}
-		truth[e.Name()] = strings.Fields(stdout.String())
+		truth[e.Name()] = listed
 	}
 	if len(truth) == 0 {
 		t.Fatal("no programs built")
 	}
 	return truth
+}
+
+// failedRun marks, in a program's listing, that it exited with an error.
+const failedRun = "<failed>"
+
+// doubled reports whether a run shows a registration made twice: it
+// failed, or listed a name twice.
+func doubled(listed []string) bool {
+	seen := map[string]bool{}
+	for _, n := range listed {
+		if n == failedRun || seen[n] {
+			return true
+		}
+		seen[n] = true
+	}
+	return false
 }
 
 // lostUnits derives from the runs the findings etlink must make: a program
@@ -118,8 +152,11 @@ func lostUnits(t *testing.T, truth map[string][]string) []string {
 				t.Fatalf("%s with %s: no kept program lists a registration: the oracle sees nothing", fw, linker)
 			}
 			for _, form := range []string{"lost-archive", "lost-shared", "kept-link-library", "kept-whole-archive",
-				"kept-object-library", "kept-anchor-archive", "kept-no-as-needed", "kept-anchor-shared"} {
+				"kept-object-library", "kept-anchor-archive", "kept-no-as-needed", "kept-anchor-shared", "double"} {
 				prog := fmt.Sprintf("%s-%s-%s", fw, form, linker)
+				if form == "double" {
+					continue
+				}
 				listed, ok := truth[prog]
 				if !ok {
 					t.Fatalf("%s was not built", prog)
@@ -143,22 +180,60 @@ func lostUnits(t *testing.T, truth map[string][]string) []string {
 }
 
 // registrationFindings runs etlink retention on the build directory with no
-// configuration and returns every finding at warning or above.
-func registrationFindings(t *testing.T, dir string) []string {
+// configuration and returns every finding at warning or above (ET104 by its
+// target alone), and the severity of ET104 for each program.
+func registrationFindings(t *testing.T, dir string) ([]string, map[string]finding.Severity) {
 	t.Helper()
 	code, out, errs := runCLI(t, "retention", dir, "--format", "json", "-q")
 	if code == exitError {
 		t.Fatalf("etlink retention exit %d: %s", code, errs)
 	}
 	var got []string
+	doubles := map[string]finding.Severity{}
 	for _, f := range decodeReport(t, out).Findings {
-		if f.Severity < finding.Warning {
-			continue
+		if f.Rule == "ET104" {
+			doubles[f.Subject.Target] = max(doubles[f.Subject.Target], f.Severity)
 		}
-		got = append(got, fmt.Sprintf("%s %s %s %s", f.Rule, f.Severity, f.Subject.Target, filepath.Base(f.Subject.File)))
+		switch {
+		case f.Severity < finding.Warning:
+		case f.Rule == "ET104":
+			got = append(got, fmt.Sprintf("%s %s %s", f.Rule, f.Severity, f.Subject.Target))
+		default:
+			got = append(got, fmt.Sprintf("%s %s %s %s", f.Rule, f.Severity, f.Subject.Target, filepath.Base(f.Subject.File)))
+		}
 	}
 	sort.Strings(got)
-	return dedupe(got)
+	return dedupe(got), doubles
+}
+
+// checkDoubles holds ET104 to the double programs' runs: a program that
+// fails or lists a name twice draws ET104 (an error, or a note that says
+// etlink could not decide); one whose registry took the second
+// registration silently draws no error; programs registered once, none.
+func checkDoubles(t *testing.T, truth map[string][]string, doubles map[string]finding.Severity) {
+	t.Helper()
+	shown := 0
+	for prog, listed := range truth {
+		sev, reported := doubles[prog]
+		switch {
+		case !strings.Contains(prog, "-double-"):
+			if reported {
+				t.Errorf("%s registers once, etlink reports ET104 %s", prog, sev)
+			}
+		case strings.HasPrefix(prog, "nothing-"):
+			if reported {
+				t.Errorf("%s registers nothing, etlink reports ET104 %s", prog, sev)
+			}
+		case doubled(listed):
+			shown++
+			if !reported {
+				t.Errorf("%s registers twice (its run: %v), etlink says nothing", prog, listed)
+			}
+		}
+	}
+	if shown == 0 {
+		t.Error("no double program shows its double registration: the oracle sees nothing")
+	}
 }
 
 // checkRegistrationWhy asks why for a lost and a kept unit: the chain names

@@ -14,7 +14,7 @@ import (
 var retentionCmd = &command{
 	name:    "retention",
 	args:    "[flags] [BUILD-DIR | link.txt | build.ninja | MAP | LOG]...",
-	summary: "registrations dropped at link time (ET101-ET103), extensions linking libpython (ET201)",
+	summary: "registrations dropped or doubled at link time (ET101-ET104), extensions linking libpython (ET201)",
 	help: `Reads link commands and decides, for every shared library and archive member whose
 static initializer registers something, whether the link keeps it: from the output's
 DT_NEEDED and the linker map when they exist, predicted from the inputs and the
