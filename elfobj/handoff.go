@@ -645,9 +645,9 @@ func (w *handoffWalk) handArgs(f *frame, callee string, args [6]hval) bool {
 	return len(w.out) > n0
 }
 
-// refKind classifies a symbol by name and what it is: what a registration
-// can hand over. Typeinfo names (_ZTS) are strings.
-func refKind(name string, function, data bool) string {
+// dataKind classifies a data symbol by name: what a registration can hand
+// over. Typeinfo names (_ZTS) are strings.
+func dataKind(name string) string {
 	switch {
 	case strings.HasPrefix(name, "_ZTV"):
 		return "vtable"
@@ -655,10 +655,6 @@ func refKind(name string, function, data bool) string {
 		return "typeinfo"
 	case strings.HasPrefix(name, "_ZTS"):
 		return ""
-	case function:
-		return "function"
-	case data:
-		return "object"
 	}
-	return ""
+	return "object"
 }

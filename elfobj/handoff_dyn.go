@@ -84,7 +84,7 @@ func (l *linked) dynRef(i uint32) (hRef, bool) {
 	if elf.ST_TYPE(s.info) == elf.STT_FUNC {
 		return hRef{name: name, kind: "function", owned: true, fn: s.value}, true
 	}
-	return hRef{name: name, kind: refKind(name, false, true), owned: true}, true
+	return hRef{name: name, kind: dataKind(name), owned: true}, true
 }
 
 // refAt names the place at addr in the object: a function, a data symbol
@@ -101,7 +101,7 @@ func (l *linked) refAt(addr uint64) (hRef, bool) {
 		return hRef{name: l.name(addr), kind: "function", owned: true, fn: addr}, true
 	}
 	if name, ok := l.objs.containing(addr); ok && name != "" {
-		return hRef{name: name, kind: refKind(name, false, true), owned: true}, true
+		return hRef{name: name, kind: dataKind(name), owned: true}, true
 	}
 	kind := anonKind(s)
 	if strings.HasPrefix(s.Name, ".eh_frame") || strings.HasPrefix(s.Name, ".gcc_except_table") || s.Name == ".got" || s.Name == ".got.plt" {

@@ -205,12 +205,12 @@ func (ro *relObject) refOf(pc uint64, inst x86asm.Inst, r reloc) (hRef, bool) {
 		return hRef{name: s.Name, owned: true}, true // a string literal (.L.str, .LC0)
 	}
 	if elf.ST_TYPE(s.Info) == elf.STT_OBJECT || elf.ST_TYPE(s.Info) == elf.STT_TLS {
-		return hRef{name: s.Name, kind: refKind(s.Name, false, true), owned: true}, true
+		return hRef{name: s.Name, kind: dataKind(s.Name), owned: true}, true
 	}
 	// A section symbol, or a local label (.LC0) the assembler kept for a
 	// reference into a merged section: the data symbol there, if any.
 	if name := ro.dataName(sec, at); name != "" {
-		return hRef{name: name, kind: refKind(name, false, true), owned: true}, true
+		return hRef{name: name, kind: dataKind(name), owned: true}, true
 	}
 	name := s.Name
 	if name == "" || elf.ST_TYPE(s.Info) == elf.STT_SECTION {

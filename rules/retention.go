@@ -96,8 +96,9 @@ Its initializer may register into that copy while the consumer looks backends up
 runtime library's: the backend is "not registered" although it was loaded and ran. Which
 copy each call reaches depends on the load order and on visibility.`,
 		Fix: `Link the runtime as the one shared library every backend and consumer uses; do not
-statically link runtime sources into a backend. If a private copy is unavoidable, give it
-hidden visibility so it cannot be mistaken for the shared registry.`,
+statically link runtime sources into a backend. Do not hide a private copy (hidden
+visibility, --exclude-libs, a version script's local:): that binds the backend's
+registrations to its own copy, which the consumer never reads.`,
 		Before: `add_library(backend_fat SHARED backend.cpp ${RUNTIME_SOURCES})
 $ etlink retention build/
 error ET103 executorch::runtime::register_backend defined by libbackend_fat.so and libexecutorch.so`,
