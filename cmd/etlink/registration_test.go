@@ -42,7 +42,8 @@ func TestRegistrationMatrix(t *testing.T) {
 	testenv.NeedTools(t, "bash", "cmake", "ninja", "g++", "gcc", "ld.gold", "ld.lld", "mold", "protoc")
 	testenv.NeedFiles(t, "/usr/bin/python3", "/usr/include/gtest/gtest.h", "/usr/include/benchmark/benchmark.h",
 		"/usr/include/gflags/gflags.h", "/usr/include/absl/flags/flag.h", "/usr/include/pybind11/embed.h",
-		"/usr/include/google/protobuf/message.h", "/usr/lib/llvm-14/include/llvm/Support/CommandLine.h")
+		"/usr/include/google/protobuf/message.h", "/usr/lib/llvm-14/include/llvm/Support/CommandLine.h",
+		"/usr/include/glog/logging.h", "/usr/include/boost/program_options.hpp")
 	script, err := filepath.Abs("../../testdata/registration/build.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +55,10 @@ func TestRegistrationMatrix(t *testing.T) {
 			sh(t, script, dir, opt, "--jobs", "1")
 			truth := registrationTruth(t, filepath.Join(dir, "bin"))
 			want := lostUnits(t, truth)
-			got, doubles := registrationFindings(t, dir)
+			report := registrationReport(t, dir)
+			got, doubles := registrationFindings(report)
 			checkDoubles(t, truth, doubles)
+			checkField(t, report)
 			for prog, sev := range doubles {
 				if sev == finding.Error && doubled(truth[prog]) {
 					want = append(want, fmt.Sprintf("ET104 error %s", prog))
@@ -179,18 +182,23 @@ func lostUnits(t *testing.T, truth map[string][]string) []string {
 	return want
 }
 
-// registrationFindings runs etlink retention on the build directory with no
-// configuration and returns every finding at warning or above (ET104 by its
-// target alone), and the severity of ET104 for each program.
-func registrationFindings(t *testing.T, dir string) ([]string, map[string]finding.Severity) {
+// registrationReport runs etlink retention on the build directory with no
+// configuration.
+func registrationReport(t *testing.T, dir string) *finding.Report {
 	t.Helper()
 	code, out, errs := runCLI(t, "retention", dir, "--format", "json", "-q")
 	if code == exitError {
 		t.Fatalf("etlink retention exit %d: %s", code, errs)
 	}
+	return decodeReport(t, out)
+}
+
+// registrationFindings returns every finding at warning or above (ET104 by
+// its target alone), and the severity of ET104 for each program.
+func registrationFindings(report *finding.Report) ([]string, map[string]finding.Severity) {
 	var got []string
 	doubles := map[string]finding.Severity{}
-	for _, f := range decodeReport(t, out).Findings {
+	for _, f := range report.Findings {
 		if f.Rule == "ET104" {
 			doubles[f.Subject.Target] = max(doubles[f.Subject.Target], f.Severity)
 		}
@@ -204,6 +212,29 @@ func registrationFindings(t *testing.T, dir string) ([]string, map[string]findin
 	}
 	sort.Strings(got)
 	return dedupe(got), doubles
+}
+
+// checkField holds the field programs (Debian's archives and libraries
+// linked and partly used, sanitizer, coverage and LTO builds) to notes: the
+// prebuilt libraries' lost units are counted as notes, not errors (the
+// diff against the runs checks that nothing above a note is said of them),
+// and the LTO member draws a note that its IR is not read.
+func checkField(t *testing.T, report *finding.Report) {
+	t.Helper()
+	notes, lto := 0, false
+	for _, f := range report.Findings {
+		if !strings.HasPrefix(f.Subject.Target, "field-") || f.Severity != finding.Note {
+			continue
+		}
+		notes++
+		lto = lto || f.Subject.Target == "field-lto" && f.Rule == "ET102" && strings.Contains(f.Message, "link-time-optimisation IR")
+	}
+	if notes == 0 {
+		t.Error("no note on the field programs: Debian's archives' unused registering members went unseen")
+	}
+	if !lto {
+		t.Error("field-lto: no note that its LTO member's IR is not read")
+	}
 }
 
 // checkDoubles holds ET104 to the double programs' runs: a program that
