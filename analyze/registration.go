@@ -33,6 +33,14 @@ type glob struct {
 	matched       *atomic.Bool
 }
 
+func newGlob(text string, configured bool) glob {
+	g := glob{text: text, slashed: strings.ReplaceAll(text, "::", "/"), configured: configured}
+	if configured {
+		g.matched = new(atomic.Bool)
+	}
+	return g
+}
+
 func (g glob) match(name, slashed string) bool {
 	ok, _ := path.Match(g.slashed, slashed)
 	if !ok {
@@ -92,7 +100,7 @@ func DefaultPatterns() *Patterns {
 		"torch::Library::_fallback",
 		"c10::RegisterOperators::RegisterOperators",
 		"c10::RegisterOperators::checkSchemaAndRegisterOp_",
-	})
+	}, false)
 	return p
 }
 
@@ -102,11 +110,7 @@ func (p *Patterns) Add(globs ...string) error {
 	if err := checkGlobs(globs); err != nil {
 		return err
 	}
-	n := len(p.globs)
-	p.add(globs)
-	for i := n; i < len(p.globs); i++ {
-		p.globs[i].configured, p.globs[i].matched = true, new(atomic.Bool)
-	}
+	p.add(globs, true)
 	return nil
 }
 
@@ -118,7 +122,7 @@ func (p *Patterns) Exclude(globs ...string) error {
 		return err
 	}
 	for _, g := range globs {
-		p.excludes = append(p.excludes, glob{text: g, slashed: strings.ReplaceAll(g, "::", "/"), configured: true, matched: new(atomic.Bool)})
+		p.excludes = append(p.excludes, newGlob(g, true))
 	}
 	return nil
 }
@@ -132,7 +136,7 @@ func checkGlobs(globs []string) error {
 	return nil
 }
 
-func (p *Patterns) add(globs []string) {
+func (p *Patterns) add(globs []string, configured bool) {
 	for _, g := range globs {
 		if len(p.globs) == 0 || p.words != nil {
 			if w := lastWord(g); w != "" {
@@ -141,7 +145,7 @@ func (p *Patterns) add(globs []string) {
 				p.words = nil
 			}
 		}
-		p.globs = append(p.globs, glob{text: g, slashed: strings.ReplaceAll(g, "::", "/")})
+		p.globs = append(p.globs, newGlob(g, configured))
 	}
 }
 
