@@ -114,10 +114,8 @@ type handoffWalk struct {
 	out     []Handoff
 	seen    map[Handoff]bool
 	spent   int
-	// active guards against recursion; done memoises functions walked with
-	// no argument known.
+	// active guards against recursion.
 	active map[uint64]bool
-	done   map[uint64]hval
 	// Truncated is set when the budget ran out.
 	truncated bool
 	// receiver walks a method for what it hands on of its object
@@ -128,7 +126,7 @@ type handoffWalk struct {
 
 func newHandoffWalk(env codeEnv) *handoffWalk {
 	return &handoffWalk{env: env, refIdx: map[string]int32{}, carry: map[int32][]int32{}, mem: map[memKey]hval{}, written: map[int32]bool{}, seen: map[Handoff]bool{},
-		active: map[uint64]bool{}, done: map[uint64]hval{}}
+		active: map[uint64]bool{}}
 }
 
 // run walks the initializer at addr and returns its handoffs.
@@ -216,6 +214,8 @@ type frame struct {
 	// outgoing are the stack-pointer slots written since the last call:
 	// the stack arguments of the next one.
 	outgoing []int64
+	// start and end are the function's code: a jump inside it is no call.
+	start, end uint64
 }
 
 // walk follows the function at addr with the given argument values and
@@ -224,19 +224,13 @@ func (w *handoffWalk) walk(addr uint64, args [6]hval, depth int) hval {
 	if w.active[addr] || depth > handoffDepth {
 		return hval{}
 	}
-	known := args != [6]hval{}
-	if !known {
-		if ret, ok := w.done[addr]; ok {
-			return ret
-		}
-	}
 	code, sized := w.env.code(addr)
 	if len(code) == 0 {
 		return hval{}
 	}
 	w.active[addr] = true
 	defer delete(w.active, addr)
-	f := &frame{slots: map[slotKey]hval{}}
+	f := &frame{slots: map[slotKey]hval{}, start: addr, end: addr + uint64(len(code))}
 	for i, r := range argRegs {
 		f.regs[r] = args[i]
 		if f.regs[r] == (hval{}) {
@@ -281,11 +275,7 @@ func (w *handoffWalk) walk(addr uint64, args [6]hval, depth int) hval {
 		}
 		pc = next
 	}
-	ret := f.regs[rAX]
-	if !known {
-		w.done[addr] = ret
-	}
-	return ret
+	return f.regs[rAX]
 }
 
 // step interprets one instruction; it reports whether the instruction ends
@@ -321,7 +311,7 @@ func (w *handoffWalk) step(f *frame, pc uint64, inst x86asm.Inst, depth int) boo
 	case x86asm.CALL:
 		w.call(f, pc, inst, depth)
 	case x86asm.JMP:
-		if _, mem := inst.Args[0].(x86asm.Mem); mem || w.isTailCall(pc, inst) {
+		if _, mem := inst.Args[0].(x86asm.Mem); mem || w.isTailCall(f, pc, inst) {
 			w.call(f, pc, inst, depth)
 		}
 		return true
@@ -356,10 +346,15 @@ func isStringOp(op x86asm.Op) bool {
 	return false
 }
 
-// isTailCall reports whether a direct jump leaves the function: to a symbol
-// defined elsewhere or to another of the object's functions.
-func (w *handoffWalk) isTailCall(pc uint64, inst x86asm.Inst) bool {
-	if _, ok := inst.Args[0].(x86asm.Rel); !ok {
+// isTailCall reports whether a direct jump leaves the function: to a
+// place outside the code being walked that resolves to a symbol defined
+// elsewhere or to another of the object's functions.
+func (w *handoffWalk) isTailCall(f *frame, pc uint64, inst x86asm.Inst) bool {
+	rel, ok := inst.Args[0].(x86asm.Rel)
+	if !ok {
+		return false
+	}
+	if t := uint64(int64(pc) + int64(inst.Len) + int64(rel)); t >= f.start && t < f.end {
 		return false
 	}
 	r, ok := w.env.callTarget(pc, inst)
