@@ -93,26 +93,28 @@ func sameUnit(a, b Copy) bool {
 	return false
 }
 
-// doubles finds the registering units of the output's process that run
-// twice into one registry, and marks the archive members not extracted
-// whose unit a loaded library carries (their registrations are not lost).
-func (r *Retention) doubles(f *LinkFacts, units []Copy) []Double {
-	if f.process == nil {
-		return nil
-	}
+// processCopies lists the registering units of the output's process: its
+// own (the link's objects and extracted members) and its loaded libraries'.
+func (r *Retention) processCopies(f *LinkFacts) (units, libs []Copy) {
+	units = slices.Clone(f.units)
 	for i := range f.Members {
 		mf := &f.Members[i]
 		if mf.Extracted && len(mf.Registrations) > 0 {
 			units = append(units, byInitializer(mf.Object, &mf.Input, mf.Registrations)...)
 		}
 	}
-	var libs []Copy
 	for _, o := range f.LoadSet {
-		if o == f.Output {
-			continue
+		if o != f.Output {
+			libs = append(libs, byInitializer(o, nil, r.Patterns.Registrations(o, f.callees))...)
 		}
-		libs = append(libs, byInitializer(o, nil, r.Patterns.Registrations(o, f.callees))...)
 	}
+	return units, libs
+}
+
+// doubles finds the registering units of the output's process that run
+// twice into one registry, and marks the archive members not extracted
+// whose unit a loaded library carries (their registrations are not lost).
+func (r *Retention) doubles(f *LinkFacts, units, libs []Copy) []Double {
 	for i := range f.Members {
 		mf := &f.Members[i]
 		if mf.Extracted || len(mf.Registrations) == 0 {
@@ -126,7 +128,7 @@ func (r *Retention) doubles(f *LinkFacts, units []Copy) []Double {
 			}
 		}
 	}
-	all := append(units, libs...)
+	all := append(slices.Clone(units), libs...)
 	var names symset.Set
 	for _, c := range all {
 		for _, reg := range c.Registrations {

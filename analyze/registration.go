@@ -261,6 +261,9 @@ type Registration struct {
 	// whose code hands it on last, where its registry is.
 	HandedOn string
 	HandedIn *elfobj.Object
+	// Internal is set for a call bound at link time to the object's own
+	// copy of Call (InternalRegistrations).
+	Internal bool
 }
 
 // Callees is what a link knows of the functions an initializer calls.
@@ -301,7 +304,7 @@ func (p *Patterns) Registrations(o *elfobj.Object, rt Callees) []Registration {
 	var handed []Registration
 	found := map[[2]string]bool{}
 	for _, in := range o.Initializers {
-		for _, r := range p.handoffRegistrations(o, in, rt) {
+		for _, r := range p.handoffRegistrations(o, in, rt, false) {
 			handed = append(handed, r)
 			found[[2]string{r.Initializer, r.Call}] = true
 		}
@@ -311,13 +314,27 @@ func (p *Patterns) Registrations(o *elfobj.Object, rt Callees) []Registration {
 	return append(matched, handed...)
 }
 
-func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer, rt Callees) []Registration {
+// InternalRegistrations lists what o's initializers hand, as a
+// registration would, to o's own named functions through calls its static
+// linker bound (elfobj.Handoff.Internal): where another object of the
+// process defines the function called, o registers into its own copy.
+func (p *Patterns) InternalRegistrations(o *elfobj.Object, rt Callees) []Registration {
+	var out []Registration
+	for _, in := range o.Initializers {
+		out = append(out, p.handoffRegistrations(o, in, rt, true)...)
+	}
+	return out
+}
+
+// handoffRegistrations lists the registrations among in's handoffs to
+// code outside o, or with internal, to o's own functions.
+func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer, rt Callees, internal bool) []Registration {
 	if len(in.Handoffs) == 0 {
 		return nil
 	}
 	constructed := map[string]bool{}
 	for _, h := range in.Handoffs {
-		if h.Indirect || h.Kind != "object" {
+		if h.Indirect || h.Kind != "object" || h.Internal != internal {
 			continue
 		}
 		sig, _ := demangle.FunctionSignature(h.Callee)
@@ -328,7 +345,14 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 	var out []Registration
 	seen := map[[2]string]bool{}
 	for _, h := range in.Handoffs {
-		if h.Kind == "" || seen[[2]string{h.Callee, h.Symbol}] {
+		if h.Kind == "" || h.Internal != internal || seen[[2]string{h.Callee, h.Symbol}] {
+			continue
+		}
+		if internal && h.Kind == "object" && !h.Indirect {
+			// An object handed to the object's own code is how its own
+			// globals are built (a library's state constructed in place);
+			// code identities, or an object carrying them, are what a
+			// registry is given.
 			continue
 		}
 		if sig, ok := demangle.FunctionSignature(h.Callee); ok && !takes(sig, h) {
@@ -344,7 +368,7 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 			// on where the link defines it. A function it is handed to
 			// unwritten returns a value into it (static T x = f();).
 			sig, _ := demangle.FunctionSignature(h.Callee)
-			if !sig.Constructor && !h.Initialized {
+			if internal || !sig.Constructor && !h.Initialized {
 				continue
 			}
 			if onward, last = handedOn(rt, h.Callee); onward == "" {
@@ -353,7 +377,7 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 		}
 		seen[[2]string{h.Callee, h.Symbol}] = true
 		out = append(out, Registration{Object: o, Initializer: in.Function, Source: in.Source, Method: in.Method,
-			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect, HandedOn: onward, HandedIn: last})
+			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect, HandedOn: onward, HandedIn: last, Internal: internal})
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"debug/elf"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,8 +31,9 @@ type LinkFacts struct {
 	Libraries []LibraryFate
 	// Members are the archive members whose initializers register something.
 	Members []MemberFate
-	// Splits are registration functions defined by more than one object of
-	// the output's load set.
+	// Splits are the registries defined by more than one object of the
+	// output's process, and where each registration lands (the output must
+	// exist).
 	Splits []Split
 	// Doubles are registering units whose initializer runs twice in the
 	// output's process into one registry (the output must exist).
@@ -112,18 +112,6 @@ type MemberFate struct {
 	Into      *elfobj.Object // as LibraryFate.Into
 }
 
-// Split is a registration function that several objects of one load set
-// define: registrations may land in a table the consumer does not read.
-type Split struct {
-	Symbol string
-	Defs   []Def
-	// Registrars are the objects whose initializers call Symbol and the
-	// definition each call binds to; Consumer is where the output's own
-	// references bind.
-	Registrars []Binding
-	Consumer   Binding
-}
-
 // Retention reads link inputs (cached across links: many links share a
 // library) and decides what each link keeps.
 type Retention struct {
@@ -191,9 +179,12 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 	if f.Output != nil {
 		r.load(f)
 	}
-	f.Splits = r.splits(f)
 	r.registries(f)
-	f.Doubles = r.doubles(f, f.units)
+	if f.process != nil {
+		units, libs := r.processCopies(f)
+		f.Doubles = r.doubles(f, units, libs)
+		f.Splits = r.splits(f, units, libs)
+	}
 	return f
 }
 
@@ -756,53 +747,4 @@ func sameFile(mapPath, path string) bool {
 		return a == b
 	}
 	return filepath.Base(mapPath) == filepath.Base(path)
-}
-
-// splits finds registration functions defined more than once in the load
-// set of the output (its DT_NEEDED closure), or, with no output, of the
-// objects and the shared libraries the link is predicted to keep.
-func (r *Retention) splits(f *LinkFacts) []Split {
-	regSyms := map[string]bool{}
-	var registrars []*elfobj.Object
-	note := func(o *elfobj.Object) {
-		if regs := r.Patterns.Matches(o); len(regs) > 0 {
-			registrars = append(registrars, o)
-			for _, reg := range regs {
-				regSyms[reg.Call] = true
-			}
-		}
-	}
-	set := f.LoadSet
-	for _, o := range set {
-		note(o)
-	}
-	if len(regSyms) == 0 {
-		return nil
-	}
-	var regSet symset.Set
-	for name := range regSyms {
-		regSet.Add(name)
-	}
-	defs := Index(set, &regSet)
-	var out []Split
-	for _, name := range slices.Sorted(maps.Keys(regSyms)) {
-		byObj := defs.Of(name)
-		if len(byObj) < 2 {
-			continue
-		}
-		sp := Split{Symbol: name}
-		for _, o := range set {
-			if s, ok := byObj[o]; ok {
-				sp.Defs = append(sp.Defs, Def{Object: o, Symbol: s})
-			}
-		}
-		if f.process != nil {
-			for _, o := range registrars {
-				sp.Registrars = append(sp.Registrars, Binding{From: o, To: f.process.Bind(defs, o, name, "")})
-			}
-			sp.Consumer = Binding{From: f.Output, To: f.process.Bind(defs, f.Output, name, "")}
-		}
-		out = append(out, sp)
-	}
-	return out
 }

@@ -113,17 +113,39 @@ func (c *codeCache) handsOn(o *elfobj.Object, sym string) ([]elfobj.Handoff, str
 	if a, ok := c.answers[k]; ok {
 		return a.hs, a.undecided, a.ok
 	}
-	code, opened := c.open[o]
-	if !opened {
-		code, _ = elfobj.OpenCode(o) // unreadable: the answer is "could not read"
-		c.open[o] = code
-	}
+	code := c.opened(o)
 	var a codeAnswer
 	if code != nil {
 		a.hs, a.undecided, a.ok = code.HandsOn(sym)
 	}
 	c.answers[k] = a
 	return a.hs, a.undecided, a.ok
+}
+
+// defines reports whether o's code defines sym, exported or not; false
+// when its code cannot be read.
+func (c *codeCache) defines(o *elfobj.Object, sym string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := codeKey{o, "\x00defines " + sym}
+	if a, ok := c.answers[k]; ok {
+		return a.ok
+	}
+	code := c.opened(o)
+	a := codeAnswer{ok: code != nil && code.Defines(sym)}
+	c.answers[k] = a
+	return a.ok
+}
+
+// opened is o's code, opened on the first question (nil when unreadable);
+// c.mu is held.
+func (c *codeCache) opened(o *elfobj.Object) *elfobj.Code {
+	code, ok := c.open[o]
+	if !ok {
+		code, _ = elfobj.OpenCode(o) // unreadable: the answer is "could not read"
+		c.open[o] = code
+	}
+	return code
 }
 
 // close closes the files the cache holds open.

@@ -200,17 +200,69 @@ scaling_bench() {
 	done
 }
 
-# PART=conflicts or PART=scaling runs one part; both by default.
+# llvm_bench: retention and why on consumers of Debian 12's LLVM 14 (the
+# registration matrix's cl::opt unit): libLLVM-14.so (tens of MB of code,
+# ~600 static initializers) kept and dropped, the unit's archive lost and
+# kept, and a program linking libLLVMCore.a and libLLVMSupport.a. Cold:
+# every run with an empty etlink cache. Medians of $runs, interleaved.
+llvm_bench() {
+	local d=$work/llvm src=testdata/registration/project
+	mkdir -p "$d"
+	local inc=(-isystem /usr/lib/llvm-14/include)
+	g++ -O2 -fPIC "${inc[@]}" -c "$src/units/llvm_opts.cc" -o "$d/llvm_opts.o"
+	g++ -O2 "${inc[@]}" -c "$src/listers/llvm_list.cc" -o "$d/llvm_list.o"
+	g++ -O2 "${inc[@]}" -c "$src/field/llvm_static.cc" -o "$d/llvm_static.o"
+	ar rcs "$d/libopts.a" "$d/llvm_opts.o"
+	g++ -shared -o "$d/libopts.so" "$d/llvm_opts.o" -L/usr/lib/llvm-14/lib -lLLVM-14
+	local static
+	read -ra static <<<"$(llvm-config-14 --link-static --libs core support) $(llvm-config-14 --link-static --system-libs)"
+	{
+		echo "g++ -o $d/lost-shared $d/llvm_list.o -L$d -lopts -L/usr/lib/llvm-14/lib -lLLVM-14 -Wl,-rpath,$d:/usr/lib/llvm-14/lib -Wl,-Map,$d/lost-shared.map"
+		echo "g++ -o $d/kept-shared $d/llvm_list.o -L$d -Wl,--no-as-needed -lopts -Wl,--as-needed -L/usr/lib/llvm-14/lib -lLLVM-14 -Wl,-rpath,$d:/usr/lib/llvm-14/lib -Wl,-Map,$d/kept-shared.map"
+		echo "g++ -o $d/lost-archive $d/llvm_list.o $d/libopts.a -L/usr/lib/llvm-14/lib -lLLVM-14 -Wl,-rpath,/usr/lib/llvm-14/lib -Wl,-Map,$d/lost-archive.map"
+		echo "g++ -o $d/kept-archive $d/llvm_list.o -Wl,--whole-archive $d/libopts.a -Wl,--no-whole-archive -L/usr/lib/llvm-14/lib -lLLVM-14 -Wl,-rpath,/usr/lib/llvm-14/lib -Wl,-Map,$d/kept-archive.map"
+		echo "g++ -o $d/static $d/llvm_static.o -L/usr/lib/llvm-14/lib ${static[*]} -Wl,-Map,$d/static.map"
+	} >"$d/build.log"
+	while read -r -a cmd; do "${cmd[@]}"; done <"$d/build.log"
+	local cache=$work/llvm-cache
+	echo
+	echo "llvm: retention and why on consumers of libLLVM-14.so and libLLVM*.a, cold (empty cache each run), median of $runs"
+	printf '%-22s %9s %9s %10s\n' command wall cpu "peak RSS"
+	local labels=(retention why) k i
+	for k in 0 1; do : >"$work/l${k}_wall" && : >"$work/l${k}_cpu" && : >"$work/l${k}_rss"; done
+	for ((i = 0; i < runs; i++)); do
+		for k in 0 1; do
+			rm -rf "$cache"
+			if ((k == 0)); then
+				ETLINK_CACHE_DIR=$cache "$work/runstat" -o "$work/time" "$work/etlink" retention "$d/build.log" --format json --fail-on none >/dev/null 2>&1 || true
+			else
+				ETLINK_CACHE_DIR=$cache "$work/runstat" -o "$work/time" "$work/etlink" why llvm_opts "$d/build.log" >/dev/null 2>&1 || true
+			fi
+			read -r wall cpu rss <"$work/time"
+			echo "$wall" >>"$work/l${k}_wall"
+			echo "$cpu" >>"$work/l${k}_cpu"
+			echo "$rss" >>"$work/l${k}_rss"
+		done
+	done
+	for k in 0 1; do
+		awk -v l="${labels[k]}" -v w="$(median "$work/l${k}_wall")" -v c="$(median "$work/l${k}_cpu")" -v r="$(median "$work/l${k}_rss")" \
+			'BEGIN {printf "%-22s %8.3fs %8.3fs %7.1f MB\n", l, w, c, r / 1024}'
+	done
+}
+
+# PART=conflicts, scaling or llvm runs one part; all by default.
 case ${PART:-all} in
 conflicts) conflicts_bench ;;
 scaling) scaling_bench ;;
+llvm) llvm_bench ;;
 all)
 	conflicts_bench
 	echo
 	scaling_bench
+	llvm_bench
 	;;
 *)
-	echo "run.sh: PART=$PART: want conflicts, scaling or all" >&2
+	echo "run.sh: PART=$PART: want conflicts, scaling, llvm or all" >&2
 	exit 2
 	;;
 esac

@@ -44,6 +44,13 @@ type Handoff struct {
 	// write memory after it was set: a pointer the caller used itself,
 	// which is an argument only if the callee declares that many.
 	Dereferenced bool `json:"dereferenced,omitempty"`
+	// Internal is true for a call the initializer itself makes (not the
+	// functions it calls) that a linked object's static linker bound to the
+	// object's own named function (hidden visibility, --exclude-libs,
+	// -Bsymbolic): not a registration by itself, but where a registry
+	// another object of the process also defines is called, the object
+	// registers into its own copy of it.
+	Internal bool `json:"internal,omitempty"`
 }
 
 // hRef is a symbol an operand refers to.
@@ -122,6 +129,10 @@ type handoffWalk struct {
 	// (Code.HandsOn): calls into the object's own functions are recorded
 	// too, and stores into any static storage.
 	receiver bool
+	// internal records the handoffs to the object's own named functions
+	// (Handoff.Internal): set for a linked object, where the object is more
+	// than the unit; internalCall marks the call being recorded.
+	internal, internalCall bool
 }
 
 func newHandoffWalk(env codeEnv) *handoffWalk {
@@ -555,7 +566,7 @@ func (w *handoffWalk) hand(callee string, arg int, v hval, dereferenced bool) {
 	refs, indirect := w.owned(v)
 	for _, ri := range refs {
 		r := w.refs[ri-1]
-		h := Handoff{Callee: callee, Arg: arg, Symbol: r.name, Kind: r.kind, Indirect: indirect, Dereferenced: dereferenced}
+		h := Handoff{Callee: callee, Arg: arg, Symbol: r.name, Kind: r.kind, Indirect: indirect, Dereferenced: dereferenced, Internal: w.internalCall}
 		if !w.seen[h] {
 			w.seen[h] = true
 			w.out = append(w.out, h)
@@ -592,6 +603,11 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 		args[0] = receiver
 		ret = w.walk(r.fn, args, depth+1)
 	case ok && r.owned && r.fn != 0 && (!r.interposable || !w.handArgs(f, r.name, args)):
+		if w.internal && depth == 0 && !r.interposable && !strings.HasPrefix(r.name, "0x") {
+			w.internalCall = true
+			w.handArgs(f, r.name, args)
+			w.internalCall = false
+		}
 		ret = w.walk(r.fn, args, depth+1)
 	case ok && !r.owned:
 		w.handArgs(f, r.name, args)

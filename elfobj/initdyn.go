@@ -138,6 +138,7 @@ func (l *linked) handoffs(in *Initializer, addr uint64) {
 		return
 	}
 	w := newHandoffWalk(l)
+	w.internal = true
 	hs, truncated := w.run(addr)
 	l.handed += w.spent
 	in.Handoffs = hs

@@ -21,6 +21,7 @@ type Code struct {
 	env  interface {
 		codeEnv
 		funcAddr(name string) (uint64, bool)
+		defines(name string) bool
 	}
 	machine elf.Machine
 }
@@ -146,6 +147,28 @@ func (c *Code) HandsOn(fn string) (hs []Handoff, undecided string, ok bool) {
 		undecided = "the decoding budget ran out"
 	}
 	return out, undecided, true
+}
+
+// Defines reports whether the object's code defines the function fn under
+// that name, exported or not (a linked object's full symbol table is read
+// where it has one): a copy of fn that only the object's own calls reach
+// when it is not exported.
+func (c *Code) Defines(fn string) bool {
+	return c.env.defines(fn)
+}
+
+func (ro *relObject) defines(name string) bool {
+	_, ok := ro.funcAddr(name)
+	return ok
+}
+
+func (l *linked) defines(name string) bool {
+	for _, e := range l.funcs.entries {
+		if l.funcs.tabs[e.tab].nameIs(e.name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // funcAddr finds a defined function by name in a relocatable object.

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/etlink/etlink/analyze"
@@ -84,28 +85,38 @@ no findings`,
 	Check: checkUnextractedMembers,
 }
 
-// ET103 finds registration functions defined twice in one load set.
+// ET103 finds registrations that land in a copy of their registry the
+// process does not read.
 var ET103 = &Rule{
 	RuleDoc: finding.RuleDoc{
 		ID:       "ET103",
 		Name:     "split-registry",
 		Severity: finding.Error,
-		Summary:  "the registration function a backend calls is defined by more than one object of the load set",
-		Why: `A backend that statically contains its own copy of the runtime carries its own registry.
-Its initializer may register into that copy while the consumer looks backends up in the
-runtime library's: the backend is "not registered" although it was loaded and ran. Which
-copy each call reaches depends on the load order and on visibility.`,
-		Fix: `Link the runtime as the one shared library every backend and consumer uses; do not
-statically link runtime sources into a backend. Do not hide a private copy (hidden
-visibility, --exclude-libs, a version script's local:): that binds the backend's
-registrations to its own copy, which the consumer never reads.`,
-		Before: `add_library(backend_fat SHARED backend.cpp ${RUNTIME_SOURCES})
+		Summary:  "a registry has two copies in one process and registrations land in the one the program does not read",
+		Why: `A library that links its own copy of a registry (GoogleTest's, ExecuTorch's runtime
+compiled in again) is one registry with the process's copy only while the loader binds
+its registration calls to that copy: the program's exported copy interposes the
+library's. When the static linker bound the library's calls to its own copy (hidden
+visibility, -Wl,--exclude-libs, a version script's local:, -Bsymbolic, protected
+visibility), its initializer registers into a second registry that the program never
+reads: its tests never run, its backend is "not registered" although it was loaded.
+etlink decides it per registry with the loader's rules: where each registering unit's
+call lands, and which copy the output's lookups reach. Copies that are one registry only
+by interposition are a note.`,
+		Fix: `Link the registry once per process: the library uses the shared registry (the
+runtime's shared library, or the program's exported copy) rather than a private static
+copy. If it must carry a copy, do not hide it: drop --exclude-libs, -Bsymbolic and hidden
+visibility for the registry's symbols, so that the loader binds its calls to the copy the
+program reads.`,
+		Before: `add_library(tests_more SHARED more_tests.cc)
+target_link_libraries(tests_more PRIVATE GTest::gtest)
+target_link_options(tests_more PRIVATE LINKER:--exclude-libs,ALL)
 $ etlink retention build/
-error ET103 executorch::runtime::register_backend defined by libbackend_fat.so and libexecutorch.so`,
-		After: `add_library(backend SHARED backend.cpp)
-target_link_libraries(backend PRIVATE executorch)
+error ET103 testing::internal::MakeAndRegisterTestInfo: libtests_more.so registers 2 units into its own copy (bound at link time); runner reads runner's copy`,
+		After: `add_library(tests_more SHARED more_tests.cc)
+target_link_libraries(tests_more PRIVATE GTest::gtest)
 $ etlink retention build/
-no findings`,
+note ET103 testing::internal::MakeAndRegisterTestInfo has 2 copies in runner's process, one registry: every registration lands in runner's copy, which it reads`,
 	},
 	Check: checkSplitRegistry,
 }
@@ -323,18 +334,23 @@ func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
 			if lf.Observed && lf.Kept && !lf.Predicted {
 				out = append(out, disagreement(r, f, lf.Input, lf.Object.Path, "", "dropped", "lists it in DT_NEEDED"))
 			}
-			if lf.Kept || !lf.Input.State.AsNeeded {
+			// Dropped where the model saw no --as-needed: the output is
+			// the fact (a driver's default etlink did not ask).
+			if lf.Kept || !lf.Input.State.AsNeeded && !lf.Observed {
 				continue
 			}
 			consumer := consumerName(f)
-			how := "predicted"
+			how, why := "predicted", "--as-needed and nothing references it"
 			if lf.Observed {
 				how = "observed"
 			}
+			if !lf.Input.State.AsNeeded {
+				why = "nothing references it, and the output shows --as-needed in force (the driver's default, which etlink's model took for off)"
+			}
 			subj, sev, what := lostUnit(r, f, lf.Input, lf.Object, lf.Registrations, lf.Undecided)
 			subj.File, subj.Target = lf.Object.Path, consumer
-			fd := r.newFinding(sev, subj, fmt.Sprintf("%s %s but %s drops it from %s (%s): --as-needed and nothing references it",
-				filepath.Base(lf.Object.Path), what, f.Linker, consumer, how))
+			fd := r.newFinding(sev, subj, fmt.Sprintf("%s %s but %s drops it from %s (%s): %s",
+				filepath.Base(lf.Object.Path), what, f.Linker, consumer, how, why))
 			fd.Location = location(lf.Input, f.Link)
 			c := libraryChain(f, lf, ctx.Config)
 			fd.Evidence, fd.Fix = c.Steps, c.Fix
@@ -456,29 +472,68 @@ func wholeArchiveFix(cfg *Config, f *analyze.LinkFacts, mf analyze.MemberFate) s
 func checkSplitRegistry(r *Rule, ctx *Context) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range ctx.Retention {
+		consumer := consumerName(f)
 		for _, sp := range f.Splits {
-			consumer := consumerName(f)
-			var files []string
-			for _, d := range sp.Defs {
-				files = append(files, filepath.Base(d.Object.Path))
+			name := analyze.QualifiedName(demangle.Name(sp.Symbol))
+			subj := finding.Subject{File: sp.Copies[0].Object.Path, Target: consumer, Symbol: sp.Symbol, Demangled: demangle.Name(sp.Symbol)}
+			var apart []string
+			for _, c := range sp.Copies {
+				if len(c.Lands) > 0 && c.Object != sp.Reader {
+					subj.File = c.Object.Path
+					own := filepath.Base(c.Object.Path) + "'s"
+					if c.Lands[0].Copy.Object == c.Object {
+						own = "its own"
+					}
+					apart = append(apart, fmt.Sprintf("%s into %s copy (%s)", registrars(c), own, c.Lands[0].Bound))
+				}
 			}
-			subj := finding.Subject{File: sp.Defs[0].Object.Path, Target: consumer, Symbol: sp.Symbol, Demangled: demangle.Name(sp.Symbol)}
-			fd := r.newFinding(r.Severity, subj, fmt.Sprintf("%s is defined by %d objects loaded into %s: %s",
-				subj.Demangled, len(sp.Defs), consumer, strings.Join(files, ", ")))
-			for _, d := range sp.Defs {
-				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s exports %s (%s %s)", d.Object.Path, d.Symbol.Versioned(), d.Symbol.TypeName(), d.Symbol.BindingName()), File: d.Object.Path, Symbol: sp.Symbol})
+			sev, what := r.Severity, ""
+			switch {
+			case !sp.Apart:
+				sev = finding.Note
+				what = fmt.Sprintf("%s has %d copies in %s's process, one registry: every registration lands in %s's copy, which it reads (the loader binds them there)",
+					name, len(sp.Copies), consumer, pathOr(sp.Reader))
+			case sp.Reader == nil:
+				what = fmt.Sprintf("%s has %d copies in %s's process and registrations land in more than one: %s", name, len(sp.Copies), consumer, strings.Join(apart, "; "))
+			default:
+				what = fmt.Sprintf("%s has %d copies in %s's process: %s; %s reads %s's copy", name, len(sp.Copies), consumer, strings.Join(apart, "; "), consumer, filepath.Base(sp.Reader.Path))
 			}
-			for _, b := range sp.Registrars {
-				fd.Evidence = append(fd.Evidence, registryStep(b.From, sp.Symbol, b.To))
+			fd := r.newFinding(sev, subj, what)
+			for _, c := range sp.Copies {
+				how := "not exported: only its own calls reach it"
+				if c.Exported {
+					how = "exported"
+				}
+				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s defines a copy of %s (%s)", c.Object.Path, name, how), File: c.Object.Path, Symbol: sp.Symbol})
+				for _, l := range c.Lands {
+					step := registryStep(l.Copy.Object, sp.Symbol, c.Object)
+					step.Text += " (" + l.Bound + ")"
+					fd.Evidence = append(fd.Evidence, step)
+				}
 			}
-			if sp.Consumer.From != nil {
-				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s itself binds %s to %s's copy", filepath.Base(sp.Consumer.From.Path), subj.Demangled, pathOr(sp.Consumer.To))})
+			if sp.Reader != nil {
+				fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s's lookups of %s reach %s's copy", consumer, name, filepath.Base(sp.Reader.Path)), File: sp.Reader.Path})
 			}
 			fd.Fix = r.Fix
 			out = append(out, fd)
 		}
 	}
 	return out
+}
+
+// registrars says who registers into a copy: "libx.so registers 2 units".
+func registrars(c analyze.RegistryCopy) string {
+	var who []string
+	for _, l := range c.Lands {
+		if n := filepath.Base(l.Copy.Object.Path); !slices.Contains(who, n) {
+			who = append(who, n)
+		}
+	}
+	units := "1 unit"
+	if len(c.Lands) > 1 {
+		units = fmt.Sprintf("%d units", len(c.Lands))
+	}
+	return fmt.Sprintf("%s registers %s", strings.Join(who, ", "), units)
 }
 
 func pathOr(o *elfobj.Object) string {

@@ -54,7 +54,7 @@ func TestRegistrationMatrix(t *testing.T) {
 			dir := t.TempDir()
 			sh(t, script, dir, opt, "--jobs", "1")
 			truth := registrationTruth(t, filepath.Join(dir, "bin"))
-			want := lostUnits(t, truth)
+			want := append(lostUnits(t, truth), splitRegistries(t, truth)...)
 			report := registrationReport(t, dir)
 			got, doubles := registrationFindings(report)
 			checkDoubles(t, truth, doubles)
@@ -179,6 +179,34 @@ func lostUnits(t *testing.T, truth map[string][]string) []string {
 		}
 	}
 	sort.Strings(want)
+	return want
+}
+
+// splitRegistries derives ET103 from the split programs' runs: a library
+// carrying its own copy of GoogleTest registers where the program reads
+// when the program lists the library's tests (its copy exported,
+// interposed: a note at most), and into a second registry when it lists
+// none (hidden by --exclude-libs: an error naming the library).
+func splitRegistries(t *testing.T, truth map[string][]string) []string {
+	t.Helper()
+	var want []string
+	for _, linker := range linkers {
+		kept := truth["gtest-kept-link-library-"+linker]
+		for _, vis := range []string{"interposed", "hidden"} {
+			prog := fmt.Sprintf("gtest-split-%s-%s", vis, linker)
+			listed, ok := truth[prog]
+			if !ok {
+				t.Fatalf("%s was not built", prog)
+			}
+			seen := slices.ContainsFunc(listed, func(n string) bool { return slices.Contains(kept, n) })
+			if seen != (vis == "interposed") {
+				t.Errorf("%s lists %v: the fixture no longer splits or joins the registry as its name says", prog, listed)
+			}
+			if !seen {
+				want = append(want, fmt.Sprintf("ET103 error %s libgtest_split_%s.so", prog, vis))
+			}
+		}
+	}
 	return want
 }
 

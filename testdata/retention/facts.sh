@@ -38,7 +38,9 @@
 #                                     nm -D --defined-only lists)
 #   C DEFINES registered_backends OBJ the same for the registry state
 #   C REGISTRY_DEFINERS N             how many objects of the load set define
-#                                     register_backend (2 or more: ET103)
+#                                     register_backend
+#   C REGISTRY_CALL_BOUND LIB         LIB, a definer, calls its own copy directly
+#                                     (objdump): its registrations land there
 #   C RUN backends=N kernels=M        what the consumer prints when run
 #                                     (LD_LIBRARY_PATH=BUILDDIR/lib; a module is
 #                                     dlopened RTLD_LOCAL by bin/module_loader)
@@ -75,6 +77,17 @@ if [ "$arch" != "$host" ]; then
     run_skip="$arch binary on $host, no qemu-$arch"
   fi
 fi
+
+# calls_own LIB: LIB's code calls its own register_backend directly (the
+# static linker bound the call: -Bsymbolic, hidden), not through its PLT;
+# objdump's disassembly is the oracle.
+calls_own() {
+  local od=objdump
+  [ "$arch" = aarch64 ] && od=aarch64-linux-gnu-objdump
+  # grep -c reads to the end: -q would quit early and, under pipefail,
+  # objdump's SIGPIPE would read as "no call".
+  [ "$("$od" -d --no-show-raw-insn "$1" | grep -Ec "(call|bl)[[:space:]]+[0-9a-f]+ <${REG_FN}>\$")" -gt 0 ]
+}
 
 # One readelf per file, cached: its output reduced by awk to tagged lines
 #   L linker | N needed | RUNPATH path | RPATH path | D dynsym-defined name
@@ -162,6 +175,7 @@ facts_for() {
       echo "$c DEFINES register_backend ${obj##*/}"; definers=$((definers + 1))
     fi
     if has "$obj" D "$REG_STATE"; then echo "$c DEFINES registered_backends ${obj##*/}"; fi
+    if [ "$obj" != "$f" ] && has "$obj" D "$REG_FN" && calls_own "$obj"; then echo "$c REGISTRY_CALL_BOUND ${obj##*/}"; fi
   done
   echo "$c REGISTRY_DEFINERS $definers"
 
