@@ -148,6 +148,15 @@ func (r *Retention) read(path string) ([]*elfobj.Object, error) {
 	if res, ok := r.cache[path]; ok {
 		return res.objs, res.err
 	}
+	if strings.Contains(filepath.Base(path), ".so") {
+		// A shared library is read once, by the loader, also when it is
+		// both on the line and in an output's load set (libLLVM's
+		// hundreds of initializers decoded once, not twice).
+		if o := r.Loader.lookup(path); o != nil {
+			r.cache[path] = readResult{objs: []*elfobj.Object{o}}
+			return r.cache[path].objs, nil
+		}
+	}
 	objs, errs := elfobj.Open([]string{path}, elfobj.Options{Initializers: true, Workers: 1})
 	var err error
 	if len(errs) > 0 {

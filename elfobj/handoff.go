@@ -133,6 +133,43 @@ type handoffWalk struct {
 	// (Handoff.Internal): set for a linked object, where the object is more
 	// than the unit; internalCall marks the call being recorded.
 	internal, internalCall bool
+	// calls lists, for a linked object's initializer, the symbols its walk
+	// calls or loads from the GOT (Initializer.Calls), each once.
+	calls  []string
+	called map[string]bool
+	// insts caches decoded instructions by address, shared by the walks
+	// of one object; nil decodes every time.
+	insts map[uint64]x86asm.Inst
+}
+
+// decode decodes the instruction at addr, once per object for the walks
+// that share a cache (a linked object's initializers run through the same
+// constructors hundreds of times), up to its bound.
+func (w *handoffWalk) decode(addr uint64, code []byte) (x86asm.Inst, error) {
+	if w.insts == nil {
+		return x86asm.Decode(code, 64)
+	}
+	if inst, ok := w.insts[addr]; ok {
+		return inst, nil
+	}
+	inst, err := x86asm.Decode(code, 64)
+	if err == nil && len(w.insts) < maxCachedInsts {
+		w.insts[addr] = inst
+	}
+	return inst, err
+}
+
+// maxCachedInsts bounds an object's decoded-instruction cache (about
+// 100 bytes an entry).
+const maxCachedInsts = 1 << 18
+
+// noteCall records a symbol the walk calls or loads the address of.
+func (w *handoffWalk) noteCall(name string) {
+	if w.called == nil || name == "" || strings.HasPrefix(name, "0x") || w.called[name] {
+		return
+	}
+	w.called[name] = true
+	w.calls = append(w.calls, name)
 }
 
 func newHandoffWalk(env codeEnv) *handoffWalk {
@@ -262,7 +299,7 @@ func (w *handoffWalk) walk(addr uint64, args [6]hval, depth int) hval {
 			pc += 4 // endbr64, which x86asm does not know
 			continue
 		}
-		inst, err := x86asm.Decode(code[pc:], 64)
+		inst, err := w.decode(addr+uint64(pc), code[pc:])
 		if err != nil || inst.Len == 0 {
 			if !sized {
 				break
@@ -452,6 +489,7 @@ func (w *handoffWalk) value(f *frame, pc uint64, inst x86asm.Inst, a x86asm.Arg)
 	case x86asm.Mem:
 		if a.Base == x86asm.RIP || a.Base == 0 && a.Index == 0 {
 			if r, got, ok := w.env.memRef(pc, inst); ok && got {
+				w.noteCall(r.name)
 				return hval{ref: w.intern(r)}
 			}
 			return w.fresh()
@@ -586,6 +624,9 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 		var got bool
 		r, got, ok = w.env.memRef(pc, inst)
 		ok = ok && got
+	}
+	if ok {
+		w.noteCall(r.name)
 	}
 	var args [6]hval
 	for i, reg := range argRegs {

@@ -41,9 +41,11 @@ const (
 // linked indexes a shared object or executable for following initializers
 // through its machine code.
 type linked struct {
-	f    *elf.File
-	exec []*elf.Section      // executable sections, by address
-	data map[blockKey][]byte // sections' bytes, a block at a time
+	f *elf.File
+	// insts are the instructions the handoff walks decoded.
+	insts map[uint64]x86asm.Inst
+	exec  []*elf.Section      // executable sections, by address
+	data  map[blockKey][]byte // sections' bytes, a block at a time
 	// dynSyms are the .dynsym entries read so far, with their names.
 	dynSyms map[uint32]namedSym
 	got     map[uint64]uint32 // GOT slot -> the .dynsym index its JUMP_SLOT/GLOB_DAT relocation names
@@ -105,15 +107,23 @@ func dynInitializers(f *elf.File) ([]Initializer, error) {
 			return
 		}
 		in := Initializer{Function: l.name(addr), Source: source, Method: method}
-		if method == "imports" {
+		switch {
+		case method == "imports":
 			in.Calls = imported
-		} else {
+		case f.Machine == elf.EM_X86_64:
+			// One walk finds both what the initializer calls and what
+			// it hands on.
+			l.handoffs(&in, addr)
+			if in.Undecided != "" {
+				in.Method = "disassembly (truncated: decoding budget spent)"
+			}
+		default:
 			in.Calls = l.calls(addr)
 			if l.truncated {
 				in.Method = "disassembly (truncated: decoding budget spent)"
 			}
+			l.handoffs(&in, addr)
 		}
-		l.handoffs(&in, addr)
 		l.inits = append(l.inits, in)
 	}
 	if hasInit {
@@ -138,10 +148,13 @@ func (l *linked) handoffs(in *Initializer, addr uint64) {
 		return
 	}
 	w := newHandoffWalk(l)
-	w.internal = true
+	if l.insts == nil {
+		l.insts = map[uint64]x86asm.Inst{}
+	}
+	w.internal, w.called, w.insts = true, map[string]bool{}, l.insts
 	hs, truncated := w.run(addr)
 	l.handed += w.spent
-	in.Handoffs = hs
+	in.Handoffs, in.Calls = hs, w.calls
 	if truncated {
 		in.Undecided = "the decoding budget ran out"
 	}

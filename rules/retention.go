@@ -452,6 +452,42 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 			out = append(out, fd)
 		}
 	}
+	return perArchive(out)
+}
+
+// perArchive folds the notes on a prebuilt archive's members left out of
+// one link (libLLVMCore.a's cl::opt units, libprotobuf.a's well-known
+// types) into one note per archive and link that counts them: a program
+// uses a part of such a library, and each member left out is no bug.
+func perArchive(fs []finding.Finding) []finding.Finding {
+	type key struct{ archive, target string }
+	groups := map[key][]int{}
+	for i, fd := range fs {
+		if fd.Severity == finding.Note && fd.Subject.Member != "" && fd.Subject.Symbol != "undecided" {
+			k := key{fd.Subject.File, fd.Subject.Target}
+			groups[k] = append(groups[k], i)
+		}
+	}
+	var out []finding.Finding
+	for i, fd := range fs {
+		k := key{fd.Subject.File, fd.Subject.Target}
+		g := groups[k]
+		switch {
+		case len(g) < 2 || fd.Severity != finding.Note || fd.Subject.Member == "" || fd.Subject.Symbol == "undecided":
+			out = append(out, fd)
+		case g[0] == i:
+			var members []string
+			for _, j := range g {
+				members = append(members, fs[j].Subject.Member)
+			}
+			sum := fd
+			sum.Subject.Member, sum.Subject.Symbol, sum.Subject.Demangled = "", "prebuilt-members", ""
+			sum.Message = fmt.Sprintf("%d members of %s register from a static initializer and are not extracted into %s: a prebuilt library's units, of which a program uses a part (%s)",
+				len(g), filepath.Base(k.archive), k.target, strings.Join(members, ", "))
+			sum.Evidence = append(slices.Clone(fd.Evidence), finding.Step{Text: fmt.Sprintf("the other %d members are left out the same way (etlink why MEMBER for each)", len(g)-1)})
+			out = append(out, sum)
+		}
+	}
 	return out
 }
 
