@@ -44,8 +44,8 @@ type Handoff struct {
 	// write memory after it was set: a pointer the caller used itself,
 	// which is an argument only if the callee declares that many.
 	Dereferenced bool `json:"dereferenced,omitempty"`
-	// Internal is true for a call the initializer itself makes (not the
-	// functions it calls) that a linked object's static linker bound to the
+	// Internal is true for a call the initializer itself makes (or the
+	// unit's static-construction function it calls; not deeper) that a linked object's static linker bound to the
 	// object's own named function (hidden visibility, --exclude-libs,
 	// -Bsymbolic): not a registration by itself, but where a registry
 	// another object of the process also defines is called, the object
@@ -133,6 +133,9 @@ type handoffWalk struct {
 	// (Handoff.Internal): set for a linked object, where the object is more
 	// than the unit; internalCall marks the call being recorded.
 	internal, internalCall bool
+	// initDepth is 1 while the walk is in the unit's static-construction
+	// function (staticInit), where Internal handoffs are recorded too.
+	initDepth int
 	// calls lists, for a linked object's initializer, the symbols its walk
 	// calls or loads from the GOT (Initializer.Calls), each once.
 	calls  []string
@@ -140,6 +143,20 @@ type handoffWalk struct {
 	// insts caches decoded instructions by address, shared by the walks
 	// of one object; nil decodes every time.
 	insts map[uint64]x86asm.Inst
+}
+
+// unitLevel reports whether code at depth is the unit's own initializer:
+// the initializer, or the per-unit function it calls to construct the
+// unit's statics (GCC's at -O0, clang's).
+func (w *handoffWalk) unitLevel(depth int) bool {
+	return depth == 0 || depth == w.initDepth
+}
+
+// staticInit reports whether fn is a compiler's per-unit function that
+// constructs the unit's statics for its initializer (GCC's name is mangled:
+// _Z41__static_initialization_and_destruction_0ii).
+func staticInit(fn string) bool {
+	return strings.Contains(fn, "__static_initialization_and_destruction_") || strings.HasPrefix(fn, "__cxx_global_var_init")
 }
 
 // decode decodes the instruction at addr, once per object for the walks
@@ -644,12 +661,18 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 		args[0] = receiver
 		ret = w.walk(r.fn, args, depth+1)
 	case ok && r.owned && r.fn != 0 && (!r.interposable || !w.handArgs(f, r.name, args)):
-		if w.internal && depth == 0 && !r.interposable && !strings.HasPrefix(r.name, "0x") {
+		if w.internal && w.unitLevel(depth) && !r.interposable && !strings.HasPrefix(r.name, "0x") {
 			w.internalCall = true
 			w.handArgs(f, r.name, args)
 			w.internalCall = false
 		}
+		if depth == 0 && staticInit(r.name) {
+			w.initDepth = 1
+		}
 		ret = w.walk(r.fn, args, depth+1)
+		if depth == 0 {
+			w.initDepth = 0
+		}
 	case ok && !r.owned:
 		w.handArgs(f, r.name, args)
 	}
