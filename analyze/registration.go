@@ -264,6 +264,10 @@ type Registration struct {
 	// Internal is set for a call bound at link time to the object's own
 	// copy of Call (InternalRegistrations).
 	Internal bool
+	// Guard is the guard variable of the guarded initialization that
+	// registers (elfobj.Handoff.Guard): any unit that defines it carries
+	// the registration.
+	Guard string
 }
 
 // Callees is what a link knows of the functions an initializer calls.
@@ -377,7 +381,7 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 		}
 		seen[[2]string{h.Callee, h.Symbol}] = true
 		out = append(out, Registration{Object: o, Initializer: in.Function, Source: in.Source, Method: in.Method,
-			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect, HandedOn: onward, HandedIn: last, Internal: internal})
+			Call: h.Callee, Handed: h.Symbol, Kind: h.Kind, Arg: h.Arg, Indirect: h.Indirect, HandedOn: onward, HandedIn: last, Internal: internal, Guard: h.Guard})
 	}
 	return out
 }

@@ -102,8 +102,11 @@ type MemberFate struct {
 	Registrations []Registration
 	Undecided     string // as LibraryFate.Undecided
 	// CarriedBy is a library of the output's load set that carries the
-	// same registering unit: not extracted, its registrations still run.
-	CarriedBy *elfobj.Object
+	// same registering unit, or a kept unit that carries the guarded
+	// initialization that registers (CarriedGuard, its guard variable):
+	// not extracted, its registrations still run.
+	CarriedBy    *elfobj.Object
+	CarriedGuard string
 	Extracted bool
 	Observed  bool // from the map, not predicted
 	Predicted bool
@@ -189,6 +192,7 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 		r.load(f)
 	}
 	r.registries(f)
+	defer r.guardCarriers(f)
 	if f.process != nil {
 		units, libs := r.processCopies(f)
 		f.Doubles = r.doubles(f, units, libs)

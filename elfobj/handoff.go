@@ -51,6 +51,11 @@ type Handoff struct {
 	// another object of the process also defines is called, the object
 	// registers into its own copy of it.
 	Internal bool `json:"internal,omitempty"`
+	// Guard is the guard variable (_ZGV...) the function set before the
+	// handoff: a guarded initialization (a template's static data member,
+	// an inline variable), which every unit using it carries in one COMDAT
+	// group and the process runs once, from whichever unit comes first.
+	Guard string `json:"guard,omitempty"`
 }
 
 // hRef is a symbol an operand refers to.
@@ -133,6 +138,8 @@ type handoffWalk struct {
 	// (Handoff.Internal): set for a linked object, where the object is more
 	// than the unit; internalCall marks the call being recorded.
 	internal, internalCall bool
+	// guardNow is the guard of the frame whose handoffs are being recorded.
+	guardNow string
 	// initDepth is 1 while the walk is in the unit's static-construction
 	// function (staticInit), where Internal handoffs are recorded too.
 	initDepth int
@@ -281,6 +288,17 @@ type frame struct {
 	outgoing []int64
 	// start and end are the function's code: a jump inside it is no call.
 	start, end uint64
+	// guard is the guard variable the function set last: what it hands
+	// on after that is a guarded initialization's (Handoff.Guard).
+	guard string
+}
+
+// setGuard notes a store into the object's own guard variable: set before
+// the guarded initialization runs (GCC, at every -O level).
+func (f *frame) setGuard(r hRef) {
+	if r.owned && strings.HasPrefix(r.name, "_ZGV") {
+		f.guard = r.name
+	}
 }
 
 // walk follows the function at addr with the given argument values and
@@ -558,10 +576,12 @@ func (w *handoffWalk) store(f *frame, pc uint64, inst x86asm.Inst, m x86asm.Mem,
 	if m.Base == x86asm.RIP || m.Base == 0 && m.Index == 0 {
 		r, got, ok := w.env.memRef(pc, inst)
 		if ok && !got && (!r.owned || w.receiver) {
+			w.guardNow = f.guard
 			w.hand(r.name, -1, v, false)
 		}
 		if ok && !got && r.owned {
 			w.written[w.intern(r)] = true
+			f.setGuard(r)
 		}
 		return
 	}
@@ -580,6 +600,7 @@ func (w *handoffWalk) store(f *frame, pc uint64, inst x86asm.Inst, m x86asm.Mem,
 	switch {
 	case base.ref != 0:
 		w.written[base.ref] = true
+		f.setGuard(w.refs[base.ref-1])
 		if r := w.refs[base.ref-1]; !r.owned || w.receiver && r.name != Receiver {
 			w.hand(r.name, -1, v, false) // through the GOT into an object defined elsewhere, or static storage
 		}
@@ -621,7 +642,7 @@ func (w *handoffWalk) hand(callee string, arg int, v hval, dereferenced bool) {
 	refs, indirect := w.owned(v)
 	for _, ri := range refs {
 		r := w.refs[ri-1]
-		h := Handoff{Callee: callee, Arg: arg, Symbol: r.name, Kind: r.kind, Indirect: indirect, Dereferenced: dereferenced, Internal: w.internalCall}
+		h := Handoff{Callee: callee, Arg: arg, Symbol: r.name, Kind: r.kind, Indirect: indirect, Dereferenced: dereferenced, Internal: w.internalCall, Guard: w.guardNow}
 		if !w.seen[h] {
 			w.seen[h] = true
 			w.out = append(w.out, h)
@@ -690,6 +711,7 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 // stack arguments, and reports whether it handed anything.
 func (w *handoffWalk) handArgs(f *frame, callee string, args [6]hval) bool {
 	n0 := len(w.out)
+	w.guardNow = f.guard
 	first, _ := w.owned(args[0])
 	for i, v := range args {
 		w.hand(callee, i, v, f.based[argRegs[i]])

@@ -149,8 +149,8 @@ func (c *Code) HandsOn(fn string) (hs []Handoff, undecided string, ok bool) {
 	return out, undecided, true
 }
 
-// Defines reports whether the object's code defines the function fn under
-// that name, exported or not (a linked object's full symbol table is read
+// Defines reports whether the object defines the function or data object
+// fn under that name, exported or not (a linked object's full symbol table is read
 // where it has one): a copy of fn that only the object's own calls reach
 // when it is not exported.
 func (c *Code) Defines(fn string) bool {
@@ -163,9 +163,11 @@ func (ro *relObject) defines(name string) bool {
 }
 
 func (l *linked) defines(name string) bool {
-	for _, e := range l.funcs.entries {
-		if l.funcs.tabs[e.tab].nameIs(e.name, name) {
-			return true
+	for _, x := range []*funcIndex{l.funcs, l.objs} {
+		for _, e := range x.entries {
+			if x.tabs[e.tab].nameIs(e.name, name) {
+				return true
+			}
 		}
 	}
 	return false

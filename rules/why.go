@@ -140,10 +140,20 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 	c.Steps = append(c.Steps, memberOutputStep(f, mf))
 	c.Steps = append(c.Steps, registrationSteps(mf.Registrations)...)
 	c.Steps = append(c.Steps, undecidedSteps(mf.Undecided)...)
-	if mf.Extracted && len(mf.Registrations) > 0 {
+	switch {
+	case mf.Extracted && len(mf.Registrations) > 0:
 		c.Steps = append(c.Steps, registryStep(mf.Object, mf.Registrations[0].Call, mf.Into))
 		c.Verdict = fmt.Sprintf("kept: %s is linked into %s and its initializer registers", name, c.Consumer)
-	} else {
+	case mf.CarriedBy != nil && mf.CarriedGuard != "":
+		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("its registration is the guarded initialization of %s, and %s defines that guard too (one COMDAT group): the process runs it from there",
+			demangle.Name(mf.CarriedGuard), mf.CarriedBy.Path), File: mf.CarriedBy.Path, Symbol: mf.CarriedGuard})
+		c.Kept = true
+		c.Verdict = fmt.Sprintf("registered: %s is not linked into %s, but %s carries the same guarded registration", name, c.Consumer, filepath.Base(mf.CarriedBy.Path))
+	case mf.CarriedBy != nil:
+		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s, which %s loads, carries the same registering unit", mf.CarriedBy.Path, c.Consumer), File: mf.CarriedBy.Path})
+		c.Kept = true
+		c.Verdict = fmt.Sprintf("registered: %s is not linked into %s, but %s, which it loads, runs the same registrations (whole-archiving it would run them twice)", name, c.Consumer, filepath.Base(mf.CarriedBy.Path))
+	default:
 		c.Verdict = fmt.Sprintf("dropped: %s is not linked into %s, its initializer is not in the output, and what it registers is missing at run time", name, c.Consumer)
 		c.Fix = wholeArchiveFix(cfg, f, mf)
 	}
