@@ -107,12 +107,12 @@ type MemberFate struct {
 	// not extracted, its registrations still run.
 	CarriedBy    *elfobj.Object
 	CarriedGuard string
-	Extracted bool
-	Observed  bool // from the map, not predicted
-	Predicted bool
-	RefBy     []Ref
-	MapLine   int
-	Into      *elfobj.Object // as LibraryFate.Into
+	Extracted    bool
+	Observed     bool // from the map, not predicted
+	Predicted    bool
+	RefBy        []Ref
+	MapLine      int
+	Into         *elfobj.Object // as LibraryFate.Into
 }
 
 // Retention reads link inputs (cached across links: many links share a
