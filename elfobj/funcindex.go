@@ -176,6 +176,12 @@ func newSymIndex(keep func(rawSym) bool, tabs ...symTable) (*funcIndex, error) {
 	return x, nil
 }
 
+// view is a copy of x for another goroutine: the entries shared, the
+// names read so far its own.
+func (x *funcIndex) view() *funcIndex {
+	return &funcIndex{tabs: x.tabs, entries: x.entries, named: map[uint64]string{}}
+}
+
 func (x *funcIndex) find(addr uint64) (*funcEntry, bool) {
 	i, ok := slices.BinarySearchFunc(x.entries, addr, func(e funcEntry, a uint64) int { return cmp.Compare(e.addr, a) })
 	if !ok {

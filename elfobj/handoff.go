@@ -148,8 +148,9 @@ type handoffWalk struct {
 	calls  []string
 	called map[string]bool
 	// insts caches decoded instructions by address, shared by the walks
-	// of one object; nil decodes every time.
-	insts map[uint64]x86asm.Inst
+	// of one object (a worker's), up to maxInsts; nil decodes every time.
+	insts    map[uint64]x86asm.Inst
+	maxInsts int
 }
 
 // unitLevel reports whether code at depth is the unit's own initializer:
@@ -177,7 +178,7 @@ func (w *handoffWalk) decode(addr uint64, code []byte) (x86asm.Inst, error) {
 		return inst, nil
 	}
 	inst, err := x86asm.Decode(code, 64)
-	if err == nil && len(w.insts) < maxCachedInsts {
+	if err == nil && len(w.insts) < w.maxInsts {
 		w.insts[addr] = inst
 	}
 	return inst, err

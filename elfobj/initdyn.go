@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/etlink/etlink/internal/procs"
 )
 
 // Relocation types the PLT/GOT resolution and DT_INIT_ARRAY reading need.
@@ -41,11 +45,9 @@ const (
 // linked indexes a shared object or executable for following initializers
 // through its machine code.
 type linked struct {
-	f *elf.File
-	// insts are the instructions the handoff walks decoded.
-	insts map[uint64]x86asm.Inst
-	exec  []*elf.Section      // executable sections, by address
-	data  map[blockKey][]byte // sections' bytes, a block at a time
+	f    *elf.File
+	exec []*elf.Section      // executable sections, by address
+	data map[blockKey][]byte // sections' bytes, a block at a time
 	// dynSyms are the .dynsym entries read so far, with their names.
 	dynSyms map[uint32]namedSym
 	got     map[uint64]uint32 // GOT slot -> the .dynsym index its JUMP_SLOT/GLOB_DAT relocation names
@@ -60,7 +62,6 @@ type linked struct {
 	// spent counts instructions decoded, against budget.
 	spent     int
 	truncated bool
-	handed    int          // instructions the handoff walks decoded, against budget
 	last      *elf.Section // the section section() found last
 }
 
@@ -95,6 +96,7 @@ func dynInitializers(f *elf.File) ([]Initializer, error) {
 	}
 	method := "disassembly"
 	var imported []string
+	var walkAt []uint64 // x86_64 initializers, walked together
 	if f.Machine != elf.EM_X86_64 && f.Machine != elf.EM_AARCH64 {
 		method = "imports"
 		var err error
@@ -112,17 +114,14 @@ func dynInitializers(f *elf.File) ([]Initializer, error) {
 			in.Calls = imported
 		case f.Machine == elf.EM_X86_64:
 			// One walk finds both what the initializer calls and what
-			// it hands on.
-			l.handoffs(&in, addr)
-			if in.Undecided != "" {
-				in.Method = "disassembly (truncated: decoding budget spent)"
-			}
+			// it hands on: walkAll, below.
+			walkAt = append(walkAt, addr)
 		default:
 			in.Calls = l.calls(addr)
 			if l.truncated {
 				in.Method = "disassembly (truncated: decoding budget spent)"
 			}
-			l.handoffs(&in, addr)
+			in.Undecided = fmt.Sprintf("%s code is not decoded for what it hands on", MachineName(f.Machine))
 		}
 		l.inits = append(l.inits, in)
 	}
@@ -132,32 +131,89 @@ func dynInitializers(f *elf.File) ([]Initializer, error) {
 	for _, e := range entries {
 		add(e, "DT_INIT_ARRAY")
 	}
+	if len(walkAt) > 0 {
+		l.walkAll(walkAt)
+	}
 	return l.inits, nil
 }
 
-// handoffs walks the initializer at addr for what it hands to code outside
-// the object (x86_64; other machines' initializers are left undecided).
-// The walks of one object share a budget, as the call decoding does.
-func (l *linked) handoffs(in *Initializer, addr uint64) {
-	switch {
-	case l.f.Machine != elf.EM_X86_64:
-		in.Undecided = fmt.Sprintf("%s code is not decoded for what it hands on", MachineName(l.f.Machine))
-		return
-	case l.handed >= budget:
-		in.Undecided = "the decoding budget ran out"
-		return
+// walkAll walks the x86_64 initializers (l.inits, at addrs) for what they
+// call and hand on, on up to two workers, each with its own caches over
+// the shared index (libLLVM's 600 initializers take most of a retention
+// run otherwise). The object's budget is applied afterwards, in table
+// order, so that the answer does not depend on the workers: an initializer
+// is walked when the walks before it spent less than the budget. A worker
+// skips one only when the finished walks, all of them earlier in the
+// table, have spent it already.
+func (l *linked) walkAll(addrs []uint64) {
+	type result struct {
+		hs                []Handoff
+		calls             []string
+		spent             int
+		walked, truncated bool
 	}
-	w := newHandoffWalk(l)
-	if l.insts == nil {
-		l.insts = map[uint64]x86asm.Inst{}
+	res := make([]result, len(addrs))
+	workers := min(procs.Max(), 2, len(addrs))
+	var next, spent atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Value // a worker's panic, raised again here for the file's recover
+	views := []*linked{l}   // made before any worker starts: l changes as it walks
+	for range workers - 1 {
+		views = append(views, l.view())
 	}
-	w.internal, w.called, w.insts = true, map[string]bool{}, l.insts
-	hs, truncated := w.run(addr)
-	l.handed += w.spent
-	in.Handoffs, in.Calls = hs, w.calls
-	if truncated {
-		in.Undecided = "the decoding budget ran out"
+	for _, v := range views {
+		insts := map[uint64]x86asm.Inst{} // the worker's decoded instructions
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					failed.Store(fmt.Sprint(p))
+				}
+			}()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(addrs) {
+					return
+				}
+				if spent.Load() >= budget {
+					continue
+				}
+				w := newHandoffWalk(v)
+				w.internal, w.called, w.insts, w.maxInsts = true, map[string]bool{}, insts, maxCachedInsts/workers
+				hs, truncated := w.run(addrs[i])
+				spent.Add(int64(w.spent))
+				res[i] = result{hs, w.calls, w.spent, true, truncated}
+			}
+		})
 	}
+	wg.Wait()
+	if p := failed.Load(); p != nil {
+		panic(p)
+	}
+	total := 0
+	base := len(l.inits) - len(addrs)
+	for i, r := range res {
+		in := &l.inits[base+i]
+		if total >= budget || !r.walked {
+			in.Undecided = "the decoding budget ran out"
+		} else {
+			total += r.spent
+			in.Handoffs, in.Calls = r.hs, r.calls
+			if r.truncated {
+				in.Undecided = "the decoding budget ran out"
+			}
+		}
+		if in.Undecided != "" {
+			in.Method = "disassembly (truncated: decoding budget spent)"
+		}
+	}
+}
+
+// view is a worker's copy of l: the index shared, the caches its own.
+func (l *linked) view() *linked {
+	v := *l
+	v.data, v.dynSyms, v.decoded, v.last, v.inits = map[blockKey][]byte{}, map[uint32]namedSym{}, map[uint64]decoded{}, nil, nil
+	v.funcs, v.objs = l.funcs.view(), l.objs.view()
+	return &v
 }
 
 func newLinked(f *elf.File) *linked {
