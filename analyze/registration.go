@@ -348,15 +348,24 @@ func (p *Patterns) handoffRegistrations(o *elfobj.Object, in elfobj.Initializer,
 	}
 	var out []Registration
 	seen := map[[2]string]bool{}
+	passedOn := map[string]bool{} // handed out of the object too, for internal
+	for _, h := range in.Handoffs {
+		if internal && !h.Internal && h.Kind != "" && !rt.Runtime(h.Callee) {
+			passedOn[h.Symbol] = true
+		}
+	}
 	for _, h := range in.Handoffs {
 		if h.Kind == "" || h.Internal != internal || seen[[2]string{h.Callee, h.Symbol}] {
 			continue
 		}
-		if internal && h.Kind == "object" && !h.Indirect {
+		if internal && (h.Kind == "object" && !h.Indirect || passedOn[h.Symbol]) {
 			// An object handed to the object's own code is how its own
 			// globals are built (a library's state constructed in place);
 			// code identities, or an object carrying them, are what a
-			// registry is given.
+			// registry is given. What the own function passes on to a
+			// registry outside the object (pybind11's hidden
+			// embedded_module constructor at -O0, calling libpython's
+			// PyImport_AppendInittab) lands where that call binds.
 			continue
 		}
 		if sig, ok := demangle.FunctionSignature(h.Callee); ok && !takes(sig, h) {

@@ -677,7 +677,7 @@ func (f *LinkFacts) observe() {
 	for i := range f.Libraries {
 		lf := &f.Libraries[i]
 		for _, k := range f.Map.AsNeeded {
-			if sameFile(k.Library, lf.Object.Path) {
+			if sameFile(abs(f.Link.Dir, k.Library), lf.Object.Path) {
 				lf.RefBy = []Ref{{Symbol: k.BySymbol, File: k.ByFile}}
 				lf.MapLine = k.Line
 			}
@@ -687,12 +687,12 @@ func (f *LinkFacts) observe() {
 		mf := &f.Members[i]
 		mf.Observed, mf.Extracted = true, false
 		for _, in := range f.Map.Loaded {
-			if in.Member == mf.Object.Member && sameFile(in.Archive, mf.Object.Archive) {
+			if in.Member == mf.Object.Member && sameFile(abs(f.Link.Dir, in.Archive), mf.Object.Archive) {
 				mf.Extracted, mf.MapLine = true, in.Line
 			}
 		}
 		for _, x := range f.Map.Extracted {
-			if x.Member == mf.Object.Member && sameFile(x.Archive, mf.Object.Archive) {
+			if x.Member == mf.Object.Member && sameFile(abs(f.Link.Dir, x.Archive), mf.Object.Archive) {
 				mf.Extracted, mf.MapLine = true, x.Line
 				if x.BySymbol != "" {
 					mf.RefBy = []Ref{{Symbol: x.BySymbol, File: x.ByFile}}
@@ -748,8 +748,10 @@ func neededName(o *elfobj.Object) string {
 	return filepath.Base(o.Path)
 }
 
-// sameFile compares a path as a map prints it with one etlink read: the
-// same file, or failing that the same file name.
+// sameFile compares a path as a map prints it (made absolute against the
+// link's directory: a relative one would otherwise be resolved against
+// etlink's own working directory) with one etlink read: the same file, or
+// failing that the same file name.
 func sameFile(mapPath, path string) bool {
 	if mapPath == path {
 		return true

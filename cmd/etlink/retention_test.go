@@ -416,3 +416,44 @@ func pinLinkerDifferences(t *testing.T, b build, truth factSet) {
 		}
 	}
 }
+
+// TestMapPathsFromTheBuildDirectory runs why from inside the build
+// directory, as a user does (etlink why reg build.log): the map names the archive
+// relative to the link's directory, which is not where etlink resolves a
+// relative path unless the two coincide; the verdict must not depend on
+// where etlink was started. (It said "dropped" for a member the map loads.)
+func TestMapPathsFromTheBuildDirectory(t *testing.T) {
+	testenv.NeedTools(t, "g++", "ar")
+	dir := t.TempDir()
+	src := "extern \"C\" void plugin_register(const char*, void (*)());\nstatic void run() {}\n" +
+		"static int reg = (plugin_register(\"reg\", &run), 1);\n"
+	for name, text := range map[string]string{
+		"reg.cc":  src,
+		"main.cc": "#include <cstdio>\nextern \"C\" void plugin_register(const char* n, void (*)()) { std::puts(n); }\nint main() {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := []string{
+		"g++ -c reg.cc -o reg.o",
+		"g++ -c main.cc -o main.o",
+		"ar rcs libreg.a reg.o",
+		"g++ -o prog main.o -Wl,--whole-archive libreg.a -Wl,--no-whole-archive -Wl,-Map,prog.map",
+	}
+	for _, line := range log {
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "build.log"), []byte(strings.Join(log, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, out, errs := runCLI(t, "why", "reg", "build.log")
+	if code != 0 || !strings.Contains(out, "map "+filepath.Join(dir, "prog.map")+" (bfd) loads it") || !strings.Contains(out, "=> kept") {
+		t.Errorf("why reg build.log from the build directory: exit %d, want the map's line and kept:\n%s%s", code, out, errs)
+	}
+}
