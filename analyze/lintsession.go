@@ -25,6 +25,10 @@ type LintOptions struct {
 	// Verbose logs every note of the CMake evaluation; else one line
 	// counting them by kind.
 	Verbose bool
+	// CMakeVersion is the CMake release the evaluation takes, as the user
+	// named it; "" takes a build directory's (its CMakeCache.txt), else
+	// cmake.DefaultCMakeVersion raised to the project's minimum.
+	CMakeVersion string
 }
 
 // LintSession is what lint reads: the CMake project of every source
@@ -48,6 +52,7 @@ type LintSession struct {
 func OpenLint(paths []string, opt LintOptions, log Log) *LintSession {
 	s := &LintSession{}
 	var builds []string
+	versions := map[string]string{} // source -> the CMake that configured a build of it
 	for _, p := range paths {
 		src, build := classifyLintPath(p)
 		if src == "" && build == "" {
@@ -61,10 +66,18 @@ func OpenLint(paths []string, opt LintOptions, log Log) *LintSession {
 		}
 		if build != "" {
 			builds = append(builds, build)
+			if v := cacheVersion(build); v != "" && versions[src] == "" {
+				versions[src] = v
+			}
 		}
 	}
 	for _, src := range s.Sources {
-		proj, errs := cmake.Load(src, cmake.Options{Vars: opt.Vars})
+		copt := cmake.Options{Vars: opt.Vars, CMakeVersion: opt.CMakeVersion, CMakeVersionFixed: opt.CMakeVersion != ""}
+		if copt.CMakeVersion == "" && versions[src] != "" {
+			copt.CMakeVersion, copt.CMakeVersionFixed = versions[src], true
+		}
+		log.Notef("%s: read as CMake %s reads it (%s)", src, orDefault(copt.CMakeVersion), versionOrigin(opt.CMakeVersion, versions[src]))
+		proj, errs := cmake.Load(src, copt)
 		s.Inputs = append(s.Inputs, finding.Input{Path: filepath.Join(src, "CMakeLists.txt")})
 		for _, err := range errs {
 			log.InputError(err)
@@ -114,6 +127,7 @@ func logCMakeNotes(notes []cmake.Note, verbose bool, log Log) {
 		{cmake.NoteRedefined, "targets defined in more than one branch"},
 		{cmake.NoteTarget, "commands on targets not defined in the tree"},
 		{cmake.NoteLimit, "evaluation bounds reached"},
+		{cmake.NoteCommand, "commands no file read defines"},
 	} {
 		if n := count[k.kind]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k.what))
@@ -147,6 +161,38 @@ func classifyLintPath(p string) (source, build string) {
 		return abs, ""
 	}
 	return "", ""
+}
+
+// cacheVersion is the CMake release that wrote a build directory's cache.
+func cacheVersion(build string) string {
+	file := filepath.Join(build, "CMakeCache.txt")
+	major, minor, patch := cacheValue(file, "CMAKE_CACHE_MAJOR_VERSION"), cacheValue(file, "CMAKE_CACHE_MINOR_VERSION"), cacheValue(file, "CMAKE_CACHE_PATCH_VERSION")
+	if major == "" || minor == "" {
+		return ""
+	}
+	if patch == "" {
+		patch = "0"
+	}
+	return major + "." + minor + "." + patch
+}
+
+// orDefault names the CMake release a Load takes.
+func orDefault(v string) string {
+	if v == "" {
+		return cmake.DefaultCMakeVersion + ", or the project's cmake_minimum_required if higher,"
+	}
+	return v
+}
+
+// versionOrigin says where the CMake release a lint takes came from.
+func versionOrigin(flag, cache string) string {
+	switch {
+	case flag != "":
+		return "--cmake-version"
+	case cache != "":
+		return "the build directory's CMakeCache.txt"
+	}
+	return "etlink's default; --cmake-version sets another"
 }
 
 // cacheValue reads one entry of a CMakeCache.txt (NAME:TYPE=VALUE).

@@ -89,6 +89,12 @@ type evaluator struct {
 	dirsSeen map[string]bool
 	guarded  map[string]bool
 	noted    map[string]bool
+	// imported are the imported targets the modelled find_package() calls
+	// define, with the call that defined each.
+	imported map[string]string
+	// unknownCmds counts the calls of commands neither CMake's nor defined
+	// in a file read, by name, with the first call's location.
+	unknownCmds map[string]*unknownCmd
 
 	via     []Frame
 	conds   []Cond
@@ -129,17 +135,19 @@ func Load(root string, opt Options) (*Project, []error) {
 
 func newEvaluator(root string, opt Options) *evaluator {
 	e := &evaluator{
-		p:        &Project{Root: root},
-		opt:      opt,
-		root:     root,
-		maxDepth: opt.MaxDepth,
-		files:    map[string]*listFile{},
-		cache:    map[string]string{},
-		funcs:    map[string]*userCmd{},
-		targets:  map[string][]*Target{},
-		dirsSeen: map[string]bool{},
-		guarded:  map[string]bool{},
-		noted:    map[string]bool{},
+		p:           &Project{Root: root},
+		opt:         opt,
+		root:        root,
+		maxDepth:    opt.MaxDepth,
+		files:       map[string]*listFile{},
+		cache:       map[string]string{},
+		funcs:       map[string]*userCmd{},
+		targets:     map[string][]*Target{},
+		dirsSeen:    map[string]bool{},
+		guarded:     map[string]bool{},
+		noted:       map[string]bool{},
+		imported:    map[string]string{},
+		unknownCmds: map[string]*unknownCmd{},
 	}
 	if e.maxDepth <= 0 {
 		e.maxDepth = defaultMaxDepth
@@ -169,6 +177,11 @@ func (e *evaluator) run(entry string) {
 	}
 	sc.set("CMAKE_SYSTEM_NAME", "Linux")
 	sc.set("CMAKE_HOST_SYSTEM_NAME", "Linux")
+	v := e.opt.CMakeVersion
+	if v == "" {
+		v = DefaultCMakeVersion
+	}
+	setCMakeVersion(sc, v)
 	e.dirsSeen[e.absRoot] = true
 	c := &ctx{sc: sc, dir: &dirState{src: e.absRoot}, loopBase: -1}
 	e.runFile(c, entry)
@@ -221,6 +234,8 @@ func noteKind(format string) string {
 		return NoteTarget
 	case strings.Contains(format, "nested deeper"), strings.Contains(format, "stopped after"), strings.Contains(format, "larger than"):
 		return NoteLimit
+	case strings.Contains(format, "neither CMake's nor defined"):
+		return NoteCommand
 	}
 	return NoteUndecided
 }
@@ -522,6 +537,12 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 		e.cmdInclude(c, cmd, args)
 	case "add_subdirectory":
 		e.cmdAddSubdirectory(c, cmd, args)
+	case "subdirs":
+		e.cmdSubdirs(c, cmd, args)
+	case "find_package":
+		e.cmdFindPackage(c, cmd, args)
+	case "cmake_minimum_required":
+		e.cmdMinimumRequired(c, args)
 	case "add_library":
 		e.cmdAddLibrary(c, cmd, args)
 	case "add_executable":
@@ -552,9 +573,31 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 		if e.onOther != nil {
 			e.onOther(cmd, args)
 		}
+		if !knownCommands[name] {
+			e.unknownCommand(cmd, name)
+		}
 		e.unknownOutputs(c, name, args)
 	}
 	return ctlNone
+}
+
+// unknownCmd is a command neither CMake's nor defined in a file read.
+type unknownCmd struct {
+	first Location
+	calls int
+}
+
+// unknownCommand counts a call of a command etlink does not know: one
+// defined in a module or package configuration it did not read (what it
+// does to targets, such as linking libpython, is not seen). finish makes
+// one note per name.
+func (e *evaluator) unknownCommand(cmd *Command, name string) {
+	u := e.unknownCmds[name]
+	if u == nil {
+		u = &unknownCmd{first: e.cmdLoc(cmd)}
+		e.unknownCmds[name] = u
+	}
+	u.calls++
 }
 
 func (e *evaluator) cmdReturn(c *ctx, cmd *Command) ctl {

@@ -14,7 +14,10 @@ type condCtx struct {
 	c *ctx
 }
 
-func (cc condCtx) hasTarget(name string) bool { return len(cc.e.targets[name]) > 0 }
+func (cc condCtx) hasTarget(name string) bool {
+	_, imported := cc.e.imported[name]
+	return len(cc.e.targets[name]) > 0 || imported
+}
 
 func (cc condCtx) root() string { return cc.e.absRoot }
 

@@ -197,6 +197,7 @@ const (
 	NoteRedefined = "redefined" // a target defined again (both branches of an undecided if)
 	NoteTarget    = "target"    // a command naming a target etlink does not know
 	NoteLimit     = "limit"     // an evaluation bound reached
+	NoteCommand   = "command"   // a command neither CMake's nor defined in a file read
 )
 
 // String is FILE:LINE: message.
@@ -213,6 +214,13 @@ type Options struct {
 	// values in force. By default a condition on such a default is
 	// undecided and all its branches are read, since a build can flip it.
 	TrustDefaults bool
+	// CMakeVersion is the CMake release whose behaviour the evaluation
+	// takes (CMAKE_VERSION, the targets FindPython defines): a build
+	// directory's, or DefaultCMakeVersion when "", raised to the project's
+	// cmake_minimum_required unless CMakeVersionFixed (the build
+	// directory's own, or one the user named).
+	CMakeVersion      string
+	CMakeVersionFixed bool
 }
 
 // Target returns the last target defined with the name, or nil.

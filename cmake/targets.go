@@ -2,6 +2,7 @@ package cmake
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -651,6 +652,10 @@ func (e *evaluator) finish() {
 	for _, t := range e.p.Targets {
 		t.Extension, t.ExtensionWhy = extension(t)
 	}
+	for _, name := range slices.Sorted(maps.Keys(e.unknownCmds)) {
+		u := e.unknownCmds[name]
+		e.note(u.first, "%s() is neither CMake's nor defined in a file read (%d calls, the first here): what it does to targets is not seen", name, u.calls)
+	}
 }
 
 func extension(t *Target) (bool, string) {
@@ -674,9 +679,12 @@ func extension(t *Target) (bool, string) {
 		return true, "a MODULE library"
 	case KindShared:
 		prefix, hasPrefix := t.Properties["PREFIX"]
-		suffix := t.Properties["SUFFIX"]
-		if hasPrefix && prefix == "" && pythonSuffix(suffix) {
+		suffix, hasSuffix := t.Properties["SUFFIX"]
+		switch {
+		case hasPrefix && prefix == "" && pythonSuffix(suffix):
 			return true, fmt.Sprintf("a SHARED library with PREFIX \"\" and SUFFIX %q", suffix)
+		case hasPrefix && prefix == "" && !hasSuffix:
+			return true, "a SHARED library with PREFIX \"\" and no SUFFIX: NAME.so on Linux, the file import NAME loads"
 		}
 	}
 	return false, ""

@@ -101,7 +101,7 @@ add_library(g SHARED g.c)
 set_target_properties(g PROPERTIES SUFFIX ".pyd")
 add_executable(h h.c)
 set_target_properties(h PROPERTIES PREFIX "" SUFFIX ".so")`, Options{}, []string{
-			"a SHARED by add_library ext", "b SHARED by add_library", "c SHARED by add_library ext", "d SHARED by add_library ext",
+			"a SHARED by add_library ext", "b SHARED by add_library ext", "c SHARED by add_library ext", "d SHARED by add_library ext",
 			"e SHARED by add_library", "f SHARED by add_library ext", "g SHARED by add_library", "h EXECUTABLE by add_executable"}},
 		{"a vendored pybind11_add_module is modelled", "function(pybind11_add_module name)\n  add_library(${name} SHARED x.c)\nendfunction()\npybind11_add_module(a a.cpp)", Options{},
 			[]string{"a MODULE by pybind11_add_module ext"}},

@@ -357,3 +357,52 @@ func via(l cmake.Location) string {
 	}
 	return ", through " + strings.Join(calls, " -> ")
 }
+
+// ET204 says what of the project's CMake etlink did not read.
+var ET204 = &Rule{
+	RuleDoc: finding.RuleDoc{
+		ID:       "ET204",
+		Name:     "cmake-not-read",
+		Severity: finding.Note,
+		Summary:  "part of the project's CMake was not read: a command no file read defines, a file outside the tree or absent, an evaluation bound",
+		Why: `etlink reads CMake without running it, and judges only what it reads. A command
+defined in a module or package configuration it did not read may link libpython into a
+target (a project's own add_python_module() helper kept in ../cmake); a file included
+from outside the linted directory, a subdirectory the checkout lacks (a submodule not
+cloned) and an evaluation bound reached on a hostile tree hide what they hold. A lint
+that passed over them in silence would say "no findings" of code it never saw. One note
+per command name (with its count of calls), per file and per bound; CMake's own commands
+are never notes.`,
+		Fix: `Lint the directory that holds the whole project (the repository root), so that the
+files it includes are read; check out the submodules it adds. A command from a package
+etlink does not model stays a note: check what it links by hand, or lint a configured
+build directory, whose File API reply has CMake's own answer.`,
+		Before: `include(../cmake/python_helpers.cmake)   # outside the linted directory
+add_python_module(_core core.cpp)
+$ etlink lint tools/python
+note ET204 add_python_module() is neither CMake's nor defined in a file read (1 calls, the first here)`,
+		After: `$ etlink lint .                  # the repository root: python_helpers.cmake is read
+error ET202 extension _core links Python::Python: the embedding Python library`,
+	},
+	Check: checkCMakeNotRead,
+}
+
+// notReadKinds are the evaluation notes that say something was not read;
+// the undecided conditions (every branch read) are not among them.
+var notReadKinds = map[string]bool{cmake.NoteModule: true, cmake.NoteMissing: true, cmake.NoteCommand: true, cmake.NoteLimit: true}
+
+func checkCMakeNotRead(r *Rule, ctx *Context) []finding.Finding {
+	if ctx.CMake == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, n := range ctx.CMake.Notes {
+		if !notReadKinds[n.Kind] {
+			continue
+		}
+		f := r.newFinding(r.Severity, finding.Subject{File: n.Loc.File, Symbol: n.Kind + ": " + n.Msg}, n.Msg)
+		f.Location = &finding.Location{File: n.Loc.File, Line: n.Loc.Line}
+		out = append(out, f)
+	}
+	return out
+}

@@ -68,7 +68,7 @@ type Context struct {
 
 // All returns the catalogue in ID order.
 func All() []*Rule {
-	all := []*Rule{ET001, ET002, ET003, ET101, ET102, ET103, ET104, ET201, ET202, ET203, ET301, ET302, ET401, ET402, ET403, ET404, ET405, ET406, ET407}
+	all := []*Rule{ET001, ET002, ET003, ET101, ET102, ET103, ET104, ET201, ET202, ET203, ET204, ET301, ET302, ET401, ET402, ET403, ET404, ET405, ET406, ET407}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }

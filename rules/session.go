@@ -15,7 +15,7 @@ var (
 	RetentionRules = []*Rule{ET003, ET101, ET102, ET103, ET104, ET201}
 	// LintRules read the CMake project (RunLint adds RetentionRules for a
 	// build directory's links).
-	LintRules = []*Rule{ET202}
+	LintRules = []*Rule{ET202, ET204}
 )
 
 // RunLint runs lint's rules on ctx: LintRules, and RetentionRules when ctx

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
+	"github.com/etlink/etlink/cmake"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/rules"
 )
@@ -45,7 +46,8 @@ Examples:
   etlink lint build/ --format github --changed --base origin/main
   etlink lint build/ --format sarif > etlink.sarif
   etlink lint extension/pybindings/CMakeLists.txt
-  etlink lint . -D EXECUTORCH_BUILD_PYBIND=ON -D APPLE=ON   # as configured for macOS`,
+  etlink lint . -D EXECUTORCH_BUILD_PYBIND=ON -D APPLE=ON   # as configured for macOS
+  etlink lint . --cmake-version 3.14            # as an old CMake reads it (if(TARGET Python::Module) false)`,
 	run: runLint,
 }
 
@@ -55,10 +57,12 @@ func runLint(c *command, a *app, args []string) int {
 	var changed bool
 	var base string
 	var defines []string
+	var cmakeVersion string
 	fs, failOn, code, ok := c.parseReporting(a, args, out, flagFunc(func(fs *pflag.FlagSet) {
 		fs.BoolVar(&changed, "changed", false, "only findings in files changed against --base (git)")
 		fs.StringVar(&base, "base", "HEAD", "the git revision --changed compares against")
 		fs.StringArrayVarP(&defines, "define", "D", nil, "NAME[:TYPE]=VALUE: a cache variable as cmake -D sets it (repeatable)")
+		fs.StringVar(&cmakeVersion, "cmake-version", "", "the CMake release whose behaviour to take (CMAKE_VERSION, FindPython's targets); default: a build directory's, else "+cmake.DefaultCMakeVersion+" raised to the project's cmake_minimum_required")
 	}), &rf)
 	if !ok {
 		return code
@@ -77,7 +81,7 @@ func runLint(c *command, a *app, args []string) int {
 	if !ok {
 		return exitError
 	}
-	s := analyze.OpenLint(paths, analyze.LintOptions{Vars: vars, Links: links, Patterns: patterns, Verbose: out.verbose}, a)
+	s := analyze.OpenLint(paths, analyze.LintOptions{Vars: vars, Links: links, Patterns: patterns, Verbose: out.verbose, CMakeVersion: cmakeVersion}, a)
 	findings := rules.RunLint(rules.NewLintContext(s, cfg, paths))
 	if changed {
 		root := "."

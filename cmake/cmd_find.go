@@ -1,0 +1,118 @@
+package cmake
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefaultCMakeVersion is the CMake whose behaviour a lint takes when the
+// build directory does not say (Options.CMakeVersion): Debian 12's. A
+// project's cmake_minimum_required above it raises it, since no older
+// CMake configures the project.
+const DefaultCMakeVersion = "3.25.1"
+
+// pythonTargets are the imported targets FindPython (Python, Python3,
+// Python2) defines per component, and the CMake release that added each.
+var pythonTargets = []struct{ component, target, since string }{
+	{"Interpreter", "Interpreter", "3.12"},
+	{"Development", "Python", "3.12"},
+	{"Development", "Module", "3.15"},
+	{"Development.Module", "Module", "3.18"},
+	{"Development.Embed", "Python", "3.18"},
+	{"NumPy", "NumPy", "3.14"},
+}
+
+// pybind11Targets are those pybind11's package configuration defines, in
+// both its classic and its FindPython mode.
+var pybind11Targets = []string{"pybind11::pybind11", "pybind11::headers", "pybind11::module", "pybind11::embed",
+	"pybind11::lto", "pybind11::thin_lto", "pybind11::opt_size", "pybind11::python_link_helper", "pybind11::windows_extras"}
+
+// cmdFindPackage models the packages whose imported targets decide a
+// Python extension's link: FindPython's targets per component and CMake
+// release, and pybind11's. A lint judges the configuration in which the
+// package is found (an extension is built only then), so they are defined
+// whether or not REQUIRED was given; if(TARGET Python::Module) is then
+// decided, and the reason names the find_package() line. Other packages
+// are not read (their variables stay unknown).
+func (e *evaluator) cmdFindPackage(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 || hasUnknown(args[0].val) {
+		return
+	}
+	pkg := stripMarks(args[0].val)
+	where := fmt.Sprintf("find_package(%s) at %s", pkg, e.cmdLoc(cmd))
+	switch pkg {
+	case "Python", "Python3", "Python2":
+		comps := map[string]bool{}
+		in := false
+		for _, a := range args[1:] {
+			switch v := stripMarks(a.val); v {
+			case "COMPONENTS", "OPTIONAL_COMPONENTS", "REQUIRED":
+				in = true
+			case "EXACT", "QUIET", "MODULE", "CONFIG", "NO_MODULE", "GLOBAL", "NO_POLICY_SCOPE", "BYPASS_PROVIDER":
+				in = false
+			default:
+				if in {
+					comps[v] = true
+				}
+			}
+		}
+		ver := e.cmakeVersion(c)
+		for _, t := range pythonTargets {
+			if comps[t.component] && compareVersions(ver, t.since) >= 0 {
+				e.imported[pkg+"::"+t.target] = where
+			}
+		}
+	case "pybind11":
+		for _, t := range pybind11Targets {
+			e.imported[t] = where
+		}
+	}
+}
+
+// cmakeVersion is CMAKE_VERSION as the evaluation has it.
+func (e *evaluator) cmakeVersion(c *ctx) string {
+	if v, st := e.variable(c.sc, "CMAKE_VERSION"); st == varSet && !undecided(v) {
+		return v
+	}
+	return DefaultCMakeVersion
+}
+
+// setCMakeVersion sets CMAKE_VERSION and its parts.
+func setCMakeVersion(sc *scope, v string) {
+	sc.set("CMAKE_VERSION", v)
+	parts := strings.SplitN(v, ".", 3)
+	for len(parts) < 3 {
+		parts = append(parts, "0")
+	}
+	sc.set("CMAKE_MAJOR_VERSION", parts[0])
+	sc.set("CMAKE_MINOR_VERSION", parts[1])
+	sc.set("CMAKE_PATCH_VERSION", parts[2])
+}
+
+// cmdMinimumRequired raises the CMake version the lint takes to the
+// project's minimum: no older CMake configures the project. The version
+// given as a build directory's (Options.CMakeVersion with a known origin)
+// is what configured it and stays.
+func (e *evaluator) cmdMinimumRequired(c *ctx, args []xarg) {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i].val != "VERSION" || undecided(args[i+1].val) {
+			continue
+		}
+		min, _, _ := strings.Cut(stripMarks(args[i+1].val), "...")
+		if !e.opt.CMakeVersionFixed && compareVersions(min, e.cmakeVersion(c)) > 0 {
+			setCMakeVersion(c.sc, min)
+		}
+	}
+}
+
+// cmdSubdirs is subdirs(dir... [EXCLUDE_FROM_ALL dir...] [PREORDER]), the
+// old form of add_subdirectory: each directory is read as add_subdirectory
+// reads it, at the call (CMake reads them after the calling file, which
+// matters only to a file that uses what another defines).
+func (e *evaluator) cmdSubdirs(c *ctx, cmd *Command, args []xarg) {
+	for _, a := range args {
+		if a.val != "EXCLUDE_FROM_ALL" && a.val != "PREORDER" {
+			e.cmdAddSubdirectory(c, cmd, []xarg{a})
+		}
+	}
+}
