@@ -445,7 +445,7 @@ func (e *evaluator) callUser(c *ctx, cmd *Command, uc *userCmd) ctl {
 		e.note(e.cmdLoc(cmd), "%s() called with %d arguments, it takes at least %d", cmd.Raw, len(args), len(uc.params))
 	}
 	e.depth++
-	e.via = append(e.via, Frame{Function: cmd.Raw, File: cmd.File, Line: cmd.Line})
+	e.via = append(e.via, Frame{Function: cmd.Raw, File: e.display(cmd.File), Line: cmd.Line})
 	defer func() {
 		e.depth--
 		e.via = e.via[:len(e.via)-1]

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -92,7 +91,7 @@ func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
 		if !t.Extension {
 			continue
 		}
-		mine := embedFindings(r, ctx.CMake, t)
+		mine := append(embedFindings(r, ctx.CMake, t), usageEmbeds(r, ctx.CMake, t)...)
 		f, ok := model[t.Name]
 		switch {
 		case !ok && len(model) > 0:
@@ -187,6 +186,7 @@ func embedFindings(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding
 	var out []finding.Finding
 	var implicit []cmake.LinkItem
 	nLinks := len(t.Links)
+	said := map[[2]string]bool{} // written item and location: one finding per cause
 	for k, li := range append(slices.Clip(t.Links), t.Options...) {
 		fix, ok := embedItem(li)
 		if !ok || li.Scope == "INTERFACE" {
@@ -196,15 +196,18 @@ func embedFindings(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding
 			implicit = append(implicit, li)
 			continue
 		}
-		written := li.Raw
-		if written == "" {
-			written = li.Item
+		written := writtenAs(li)
+		at := changeAt(li)
+		if key := [2]string{written, at.String()}; said[key] {
+			continue
+		} else {
+			said[key] = true
 		}
-		f := r.newFinding(r.Severity, finding.Subject{File: li.Loc.File, Target: t.Name, Symbol: written},
+		f := r.newFinding(r.Severity, finding.Subject{File: at.File, Target: t.Name, Symbol: written},
 			fmt.Sprintf("extension %s links %s: the embedding Python library", t.Name, written))
-		f.Location = &finding.Location{File: li.Loc.File, Line: li.Loc.Line}
+		f.Location = &finding.Location{File: at.File, Line: at.Line}
 		f.Evidence = append(append(targetSteps(t), linkItemSteps(t, li, written)...), editSteps(t)...)
-		f.Fix = fmt.Sprintf("link %s instead of %s", fix, written)
+		f.Fix = fmt.Sprintf("link %s instead of %s", fix, itemOf(li))
 		if k >= nLinks {
 			f.Message = fmt.Sprintf("extension %s links with the option %s: the embedding Python library", t.Name, written)
 			f.Fix = fmt.Sprintf("remove %s from its link options: the interpreter that imports the extension provides Python's symbols", written)
@@ -241,6 +244,98 @@ func embedFindings(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding
 			f.Message = fmt.Sprintf("%s(%s SHARED ...) links the embedding Python library; LINK_LIBRARIES is rewritten without it under a condition etlink could not decide: could not decide whether it still links it (-D decides the condition)", t.Creator, t.Name)
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+// writtenAs names a link item as a person finds it: the item, and the
+// argument it came from when that is a variable or a wrapper's parameter
+// ("Python::Python (from ${LIBS})": dropping ${LIBS} would drop the
+// project's own libraries with it).
+func writtenAs(li cmake.LinkItem) string {
+	switch {
+	case li.Raw == "":
+		return li.Item
+	case li.Unknown || li.Raw == li.Item || !strings.Contains(li.Raw, "${"):
+		return li.Raw
+	}
+	return fmt.Sprintf("%s (from %s)", li.Item, li.Raw)
+}
+
+// itemOf is the item a fix replaces: the value, where known.
+func itemOf(li cmake.LinkItem) string {
+	if li.Unknown || li.Item == "" {
+		return li.Raw
+	}
+	return li.Item
+}
+
+// changeAt is where a person changes a link item: where it is written,
+// or, for an item a wrapper function or macro links from what its caller
+// passed (${ARGN}, a parameter), the outermost call in the project's own
+// files; the wrapper's body is the same line for every caller.
+func changeAt(li cmake.LinkItem) cmake.Location {
+	if len(li.Loc.Via) == 0 || li.Raw == "" {
+		return li.Loc
+	}
+	if _, literal := embedItem(cmake.LinkItem{Raw: li.Raw, Item: li.Raw}); literal {
+		return li.Loc // the wrapper itself names the item
+	}
+	return li.Loc.Outermost()
+}
+
+// usageEmbeds follows t's links into the project's own targets and their
+// usage requirements, as CMake does: an INTERFACE or PUBLIC item of a
+// library t links (a helper INTERFACE library carrying
+// ${Python_LIBRARIES}), transitively, and a static library's PRIVATE items,
+// which CMake passes on as $<LINK_ONLY:...>. Each libpython item reached
+// is a finding at the line that wrote it, with the chain of targets.
+func usageEmbeds(r *Rule, p *cmake.Project, t *cmake.Target) []finding.Finding {
+	var out []finding.Finding
+	seen := map[*cmake.Target]bool{t: true}
+	type hop struct {
+		dep   *cmake.Target
+		chain []finding.Step
+	}
+	var queue []hop
+	push := func(from *cmake.Target, chain []finding.Step, li cmake.LinkItem) {
+		dep := p.Target(li.Item)
+		if dep == nil || seen[dep] || li.Implicit != "" {
+			return
+		}
+		seen[dep] = true
+		step := finding.Step{Text: fmt.Sprintf("%s links %s (%s)%s", from.Name, dep.Name, scopeOr(li.Scope), via(li.Loc)), File: li.Loc.File, Line: li.Loc.Line}
+		queue = append(queue, hop{dep, append(slices.Clip(chain), step)})
+	}
+	for _, li := range t.Links {
+		if li.Scope != "INTERFACE" {
+			push(t, nil, li)
+		}
+	}
+	for len(queue) > 0 && len(seen) < 1000 {
+		h := queue[0]
+		queue = queue[1:]
+		for _, li := range h.dep.Links {
+			passed := li.Scope != "PRIVATE" || h.dep.Kind == cmake.KindStatic
+			if !passed {
+				continue
+			}
+			fix, ok := embedItem(li)
+			if !ok {
+				push(h.dep, h.chain, li)
+				continue
+			}
+			written := writtenAs(li)
+			at := changeAt(li)
+			f := r.newFinding(r.Severity, finding.Subject{File: at.File, Target: t.Name, Symbol: written},
+				fmt.Sprintf("extension %s links %s through %s: the embedding Python library", t.Name, written, h.dep.Name))
+			f.Location = &finding.Location{File: at.File, Line: at.Line}
+			f.Evidence = append(append(targetSteps(t), h.chain...), finding.Step{
+				Text: fmt.Sprintf("%s passes %s on to what links it (%s: its usage requirement)%s", h.dep.Name, written, scopeOr(li.Scope), via(li.Loc)),
+				File: li.Loc.File, Line: li.Loc.Line})
+			f.Fix = fmt.Sprintf("link %s instead of %s in %s (a library that extensions link must not carry libpython)", fix, itemOf(li), h.dep.Name)
+			out = append(out, f)
+		}
 	}
 	return out
 }
@@ -353,7 +448,7 @@ func via(l cmake.Location) string {
 	}
 	var calls []string
 	for _, f := range l.Via {
-		calls = append(calls, fmt.Sprintf("%s() at %s:%d", f.Function, path.Base(f.File), f.Line))
+		calls = append(calls, fmt.Sprintf("%s() at %s:%d", f.Function, f.File, f.Line))
 	}
 	return ", through " + strings.Join(calls, " -> ")
 }
