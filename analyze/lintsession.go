@@ -12,6 +12,7 @@ import (
 	"github.com/etlink/etlink/cmake"
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/reporoot"
 	"github.com/etlink/etlink/linkline"
 )
 
@@ -29,6 +30,9 @@ type LintOptions struct {
 	// named it; "" takes a build directory's (its CMakeCache.txt), else
 	// cmake.DefaultCMakeVersion raised to the project's minimum.
 	CMakeVersion string
+	// Root is the directory whose files the CMake reading may include from
+	// outside a source directory; "" takes the repository that holds it.
+	Root string
 }
 
 // LintSession is what lint reads: the CMake project of every source
@@ -72,7 +76,10 @@ func OpenLint(paths []string, opt LintOptions, log Log) *LintSession {
 		}
 	}
 	for _, src := range s.Sources {
-		copt := cmake.Options{Vars: opt.Vars, CMakeVersion: opt.CMakeVersion, CMakeVersionFixed: opt.CMakeVersion != ""}
+		copt := cmake.Options{Vars: opt.Vars, CMakeVersion: opt.CMakeVersion, CMakeVersionFixed: opt.CMakeVersion != "", ReadRoot: opt.Root}
+		if copt.ReadRoot == "" {
+			copt.ReadRoot = reporoot.Find(src)
+		}
 		if copt.CMakeVersion == "" && versions[src] != "" {
 			copt.CMakeVersion, copt.CMakeVersionFixed = versions[src], true
 		}

@@ -86,7 +86,7 @@ func (e *evaluator) cmdInclude(c *ctx, cmd *Command, args []xarg) {
 	}
 	isModule := !strings.ContainsAny(name, `/\`) && !strings.HasSuffix(name, ".cmake")
 	switch {
-	case !within(e.absRoot, path):
+	case !within(e.readRoot, path):
 		if !isModule {
 			e.note(e.cmdLoc(cmd), "include(%s): outside the tree; not read", name)
 		} else {
@@ -149,7 +149,7 @@ func (e *evaluator) cmdAddSubdirectory(c *ctx, cmd *Command, args []xarg) {
 		dir = filepath.Join(c.dir.src, dir)
 	}
 	dir = filepath.Clean(dir)
-	if !within(e.absRoot, dir) {
+	if !within(e.readRoot, dir) {
 		e.note(e.cmdLoc(cmd), "add_subdirectory(%s): outside the tree; not read", name)
 		return
 	}

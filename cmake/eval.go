@@ -80,6 +80,7 @@ type evaluator struct {
 	opt      Options
 	root     string // as given
 	absRoot  string
+	readRoot string // what include() and add_subdirectory() may read: absRoot or the repository's root
 	maxDepth int
 
 	files    map[string]*listFile
@@ -128,7 +129,12 @@ func Load(root string, opt Options) (*Project, []error) {
 	if err != nil {
 		return e.p, []error{err}
 	}
-	e.absRoot = abs
+	e.absRoot, e.readRoot = abs, abs
+	if opt.ReadRoot != "" {
+		if rr, err := filepath.Abs(opt.ReadRoot); err == nil && within(rr, abs) {
+			e.readRoot = rr
+		}
+	}
 	e.run(filepath.Join(abs, filepath.Base(entry)))
 	return e.p, e.errs
 }
@@ -188,14 +194,14 @@ func (e *evaluator) run(entry string) {
 	e.finish()
 }
 
-// display is the path a Location shows: Root joined with the path inside
-// the tree.
+// display is the path a Location shows: Root joined with the path from
+// the tree, for a file in the tree or the repository around it.
 func (e *evaluator) display(abs string) string {
 	rel, err := filepath.Rel(e.absRoot, abs)
-	if err != nil || !within(e.absRoot, abs) {
+	if err != nil || !within(e.readRoot, abs) {
 		return abs
 	}
-	return filepath.Join(e.root, rel)
+	return filepath.Join(e.root, rel) // ../../cmake/helpers.cmake for a file of the repository outside the tree
 }
 
 func (e *evaluator) loc(file string, line, col int) Location {

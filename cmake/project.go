@@ -221,6 +221,11 @@ type Options struct {
 	// directory's own, or one the user named).
 	CMakeVersion      string
 	CMakeVersionFixed bool
+	// ReadRoot is the directory whose files include() and
+	// add_subdirectory() may read besides the tree: the repository that
+	// holds it, when the CMake project is a subdirectory (tools/python
+	// including ../../cmake/helpers.cmake). "" reads the tree only.
+	ReadRoot string
 }
 
 // Target returns the last target defined with the name, or nil.

@@ -57,11 +57,12 @@ func runLint(c *command, a *app, args []string) int {
 	var changed bool
 	var base string
 	var defines []string
-	var cmakeVersion string
+	var cmakeVersion, root string
 	fs, failOn, code, ok := c.parseReporting(a, args, out, flagFunc(func(fs *pflag.FlagSet) {
 		fs.BoolVar(&changed, "changed", false, "only findings in files changed against --base (git)")
 		fs.StringVar(&base, "base", "HEAD", "the git revision --changed compares against")
 		fs.StringArrayVarP(&defines, "define", "D", nil, "NAME[:TYPE]=VALUE: a cache variable as cmake -D sets it (repeatable)")
+		fs.StringVar(&root, "root", "", "the directory whose CMake files the project may include from outside the linted one (default: the enclosing git repository, found by its .git, git never run)")
 		fs.StringVar(&cmakeVersion, "cmake-version", "", "the CMake release whose behaviour to take (CMAKE_VERSION, FindPython's targets); default: a build directory's, else "+cmake.DefaultCMakeVersion+" raised to the project's cmake_minimum_required")
 	}), &rf)
 	if !ok {
@@ -81,7 +82,7 @@ func runLint(c *command, a *app, args []string) int {
 	if !ok {
 		return exitError
 	}
-	s := analyze.OpenLint(paths, analyze.LintOptions{Vars: vars, Links: links, Patterns: patterns, Verbose: out.verbose, CMakeVersion: cmakeVersion}, a)
+	s := analyze.OpenLint(paths, analyze.LintOptions{Vars: vars, Links: links, Patterns: patterns, Verbose: out.verbose, CMakeVersion: cmakeVersion, Root: root}, a)
 	findings := rules.RunLint(rules.NewLintContext(s, cfg, paths))
 	if changed {
 		root := "."
