@@ -16,9 +16,13 @@ func (e *evaluator) cmdProject(c *ctx, args []xarg) {
 	c.sc.set("PROJECT_NAME", name)
 	c.sc.set("PROJECT_SOURCE_DIR", c.dir.src)
 	c.sc.set(name+"_SOURCE_DIR", c.dir.src)
+	top := "OFF"
 	if c.dir.src == e.absRoot {
 		c.sc.set("CMAKE_PROJECT_NAME", name)
+		top = "ON"
 	}
+	c.sc.set("PROJECT_IS_TOP_LEVEL", top)
+	c.sc.set(name+"_IS_TOP_LEVEL", top)
 	for k := 1; k+1 < len(args); k++ {
 		if args[k].is("VERSION") {
 			c.sc.set("PROJECT_VERSION", args[k+1].val)

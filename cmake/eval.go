@@ -528,7 +528,7 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 	case "unset":
 		e.cmdUnset(c, args)
 	case "option":
-		e.cmdOption(c, args)
+		e.cmdOption(c, cmd, args)
 	case "list":
 		e.cmdList(c, cmd, args)
 	case "string":

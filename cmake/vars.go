@@ -288,7 +288,13 @@ func (e *evaluator) cmdUnset(c *ctx, args []xarg) {
 	}
 }
 
-func (e *evaluator) cmdOption(c *ctx, args []xarg) {
+// cmdOption is option(NAME doc [default]). A default is a value a build may
+// flip, so a condition on it is undecided (Options.TrustDefaults aside),
+// except a default computed from the project's context in a subproject
+// (pybind11's option(PYBIND11_TEST ... ${PYBIND11_MASTER_PROJECT}) inside
+// ExecuTorch): what the parent project makes of it is what the build has,
+// and a note says it was taken.
+func (e *evaluator) cmdOption(c *ctx, cmd *Command, args []xarg) {
 	if len(args) == 0 || hasUnknown(args[0].val) {
 		return
 	}
@@ -303,7 +309,12 @@ func (e *evaluator) cmdOption(c *ctx, args []xarg) {
 	if len(args) > 2 {
 		value = args[2].val
 	}
-	if !e.opt.TrustDefaults {
+	sub, _ := c.sc.get("PROJECT_SOURCE_DIR")
+	switch {
+	case e.opt.TrustDefaults:
+	case len(args) > 2 && args[2].expanded && !undecided(value) && sub.state == bindSet && sub.val != e.absRoot:
+		e.note(e.cmdLoc(cmd), "option(%s) of subproject %s defaults to %s, computed from the project's context (%s): taken as the parent project leaves it", name, e.display(sub.val), value, cmd.Args[2].Text)
+	default:
 		value = markEach(stripMarks(value), markDefault)
 	}
 	e.cache[name] = value
