@@ -270,6 +270,9 @@ func whyText(s string) string {
 	if hasUnknown(s) {
 		return stripMarks(s) + " is not known"
 	}
+	if strings.Contains(s, markBranch) {
+		return fmt.Sprintf("%q is what one branch of an undecided if() set", stripMarks(s))
+	}
 	return fmt.Sprintf("%q is only a default a user may override", stripMarks(s))
 }
 
@@ -277,6 +280,9 @@ func whyText(s string) string {
 func whyVar(name, val string) string {
 	if hasUnknown(val) {
 		return fmt.Sprintf("%s holds %s, which is not known", name, stripMarks(val))
+	}
+	if strings.Contains(val, markBranch) {
+		return fmt.Sprintf("%s is set differently in the branches of an undecided if() (%q in one)", name, stripMarks(val))
 	}
 	return fmt.Sprintf("%s is only a default a user may override (%q)", name, stripMarks(val))
 }

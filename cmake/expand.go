@@ -15,13 +15,17 @@ import (
 //     (${NAME} kept as written), so a link item built from it is Unknown;
 //   - markDefault precedes each element of a value that is only a default a
 //     user may override (option(), set(... CACHE ...)), so a condition on it
-//     is not decided.
+//     is not decided;
+//   - markBranch precedes each element of a value that the branches of an
+//     undecided if() left different (set(X OFF) in one of them), so a
+//     condition on it after the if() is not decided either.
 //
-// Both are removed (stripMarks) before anything reaches the caller.
+// All are removed (stripMarks) before anything reaches the caller.
 const (
 	markUnknown = "\uE000"
 	markDefault = "\uE001"
-	marks       = markUnknown + markDefault
+	markBranch  = "\uE002"
+	marks       = markUnknown + markDefault + markBranch
 )
 
 func stripMarks(s string) string {
@@ -29,6 +33,7 @@ func stripMarks(s string) string {
 		return s
 	}
 	s = strings.ReplaceAll(s, markUnknown, "")
+	s = strings.ReplaceAll(s, markBranch, "")
 	return strings.ReplaceAll(s, markDefault, "")
 }
 

@@ -4,6 +4,7 @@ package cmake
 // every branch read), foreach, while and block.
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 )
@@ -40,6 +41,15 @@ func (e *evaluator) condition(c *ctx, cmd *Command) (tri, string) {
 func (e *evaluator) execIf(c *ctx, b *block, i int) ctl {
 	endIdx := b.end[i]
 	undecidedSoFar := false
+	// Under an undecided condition every branch is read, each from the
+	// variables as they were before the if(), and what the branches leave
+	// different is merged afterwards (branchState).
+	var before *branchState
+	defer func() {
+		if before != nil {
+			before.merge(e, c)
+		}
+	}()
 	for h := i; h < endIdx; h = b.next[h] {
 		cmd := b.cmds[h]
 		v, why := triTrue, ""
@@ -60,14 +70,93 @@ func (e *evaluator) execIf(c *ctx, b *block, i int) ctl {
 		if !undecidedSoFar {
 			return e.exec(c, b, lo, hi)
 		}
+		if before == nil {
+			before = snapshot(e, c)
+		} else {
+			before.next(e, c)
+		}
 		e.conds = append(e.conds, Cond{File: cmd.File, Line: cmd.Line, Text: cmd.String()})
 		r := e.exec(c, b, lo, hi)
 		e.conds = e.conds[:len(e.conds)-1]
-		if r != ctlNone || v == triTrue {
+		if r != ctlNone || v == triTrue || cmd.Name == "else" {
+			before.covered = true // one of the branches read runs on every path
 			return r
 		}
 	}
 	return ctlNone
+}
+
+// branchState is what the branches of an undecided if() start from and
+// what each left: the current scope's variables and the cache.
+type branchState struct {
+	vars  map[string]binding
+	cache map[string]string
+	ends  []map[string]binding
+	cends []map[string]string
+	// covered is set when a branch read runs on every path (an else, or
+	// a condition known true): the state before the if() is no path's.
+	covered bool
+}
+
+func snapshot(e *evaluator, c *ctx) *branchState {
+	return &branchState{vars: maps.Clone(c.sc.vars), cache: maps.Clone(e.cache)}
+}
+
+// next records the state a branch left and restores the one before the
+// if() for the next branch.
+func (s *branchState) next(e *evaluator, c *ctx) {
+	s.ends = append(s.ends, c.sc.vars)
+	s.cends = append(s.cends, e.cache)
+	c.sc.vars, e.cache = maps.Clone(s.vars), maps.Clone(s.cache)
+}
+
+// merge leaves each variable as the branches agree on it, or marked
+// (markBranch) where they do not: a later condition on it is undecided
+// rather than decided by whichever branch was read last.
+func (s *branchState) merge(e *evaluator, c *ctx) {
+	s.ends = append(s.ends, c.sc.vars)
+	s.cends = append(s.cends, e.cache)
+	if !s.covered {
+		s.ends = append(s.ends, s.vars)
+		s.cends = append(s.cends, s.cache)
+	}
+	last := len(s.ends) - 1
+	vars := maps.Clone(s.ends[last])
+	for _, end := range s.ends[:last] {
+		for k := range end {
+			if _, ok := vars[k]; !ok {
+				vars[k] = end[k]
+			}
+		}
+	}
+	for k, b := range vars {
+		for _, end := range s.ends {
+			if o, ok := end[k]; !ok || o != b {
+				if b.state == bindSet {
+					b.val = markEach(b.val, markBranch)
+				}
+				vars[k] = b
+				break
+			}
+		}
+	}
+	cache := maps.Clone(s.cends[last])
+	for _, end := range s.cends[:last] {
+		for k, v := range end {
+			if _, ok := cache[k]; !ok {
+				cache[k] = v
+			}
+		}
+	}
+	for k, v := range cache {
+		for _, end := range s.cends {
+			if o, ok := end[k]; !ok || o != v {
+				cache[k] = markEach(v, markBranch)
+				break
+			}
+		}
+	}
+	c.sc.vars, e.cache = vars, cache
 }
 
 func (e *evaluator) execForeach(c *ctx, b *block, i int) ctl {

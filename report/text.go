@@ -322,7 +322,7 @@ func (t *textWriter) label(f *finding.Finding) string {
 	s := f.Subject
 	var parts []string
 	if f.Location == nil || s.Target == "" {
-		if obj := objectName(s); obj != "" {
+		if obj := objectName(s); obj != "" && (f.Location == nil || obj != f.Location.File) { // the line's lead names it already
 			parts = append(parts, t.short(obj))
 		}
 	}

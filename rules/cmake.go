@@ -486,6 +486,18 @@ error ET202 extension _core links Python::Python: the embedding Python library`,
 // the undecided conditions (every branch read) are not among them.
 var notReadKinds = map[string]bool{cmake.NoteModule: true, cmake.NoteMissing: true, cmake.NoteCommand: true, cmake.NoteLimit: true}
 
+// noteSubject is what a note is about, as its message leads with it:
+// include(CTest), add_subdirectory(gflags), check_include_file().
+func noteSubject(msg string) string {
+	if i := strings.Index(msg, " is neither"); i > 0 {
+		return msg[:i]
+	}
+	if lead, _, ok := strings.Cut(msg, ": "); ok {
+		return lead
+	}
+	return msg
+}
+
 func checkCMakeNotRead(r *Rule, ctx *Context) []finding.Finding {
 	if ctx.CMake == nil {
 		return nil
@@ -495,7 +507,7 @@ func checkCMakeNotRead(r *Rule, ctx *Context) []finding.Finding {
 		if !notReadKinds[n.Kind] {
 			continue
 		}
-		f := r.newFinding(r.Severity, finding.Subject{File: n.Loc.File, Symbol: n.Kind + ": " + n.Msg}, n.Msg)
+		f := r.newFinding(r.Severity, finding.Subject{File: n.Loc.File, Symbol: noteSubject(n.Msg)}, n.Msg)
 		f.Location = &finding.Location{File: n.Loc.File, Line: n.Loc.Line}
 		out = append(out, f)
 	}
