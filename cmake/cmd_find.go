@@ -40,6 +40,7 @@ func (e *evaluator) cmdFindPackage(c *ctx, cmd *Command, args []xarg) {
 	}
 	pkg := stripMarks(args[0].val)
 	where := fmt.Sprintf("find_package(%s) at %s", pkg, e.cmdLoc(cmd))
+	e.packageResults(c, pkg)
 	switch pkg {
 	case "Python", "Python3", "Python2":
 		comps := map[string]bool{}
@@ -65,6 +66,32 @@ func (e *evaluator) cmdFindPackage(c *ctx, cmd *Command, args []xarg) {
 	case "pybind11":
 		for _, t := range pybind11Targets {
 			e.imported[t] = where
+		}
+	}
+}
+
+// resultSuffixes are the result variables a find module or package
+// configuration sets, after its prefix (PYTHON_LIBRARIES, Python3_LIBRARY).
+var resultSuffixes = []string{"LIBRARIES", "LIBRARY", "LIBRARY_RELEASE", "LIBRARY_DEBUG", "LIBS", "INCLUDE_DIRS",
+	"INCLUDE_DIR", "INCLUDE_PATH", "FOUND", "VERSION", "VERSION_STRING", "DEFINITIONS"}
+
+// packageResults makes a package's result variables unknown, whatever the
+// tree set them to before (unset(PYTHON_LIBRARY) then
+// find_package(PythonLibs): the module sets it again, from the build
+// machine). A value given with -D stays: the module takes the cache's.
+func (e *evaluator) packageResults(c *ctx, pkg string) {
+	prefixes := []string{pkg, strings.ToUpper(pkg)}
+	switch pkg {
+	case "PythonLibs":
+		prefixes = append(prefixes, "PYTHON")
+	case "PythonInterp":
+		prefixes = append(prefixes, "PYTHON", "PYTHONINTERP")
+	}
+	for _, p := range prefixes {
+		for _, s := range resultSuffixes {
+			if name := p + "_" + s; e.opt.Vars[name] == "" {
+				e.setUnknown(c, name)
+			}
 		}
 	}
 }
@@ -99,6 +126,9 @@ func (e *evaluator) cmdMinimumRequired(c *ctx, args []xarg) {
 			continue
 		}
 		min, _, _ := strings.Cut(stripMarks(args[i+1].val), "...")
+		if e.policyVersion == "" {
+			e.policyVersion = min
+		}
 		if !e.opt.CMakeVersionFixed && compareVersions(min, e.cmakeVersion(c)) > 0 {
 			setCMakeVersion(c.sc, min)
 		}

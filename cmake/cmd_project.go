@@ -67,8 +67,8 @@ func (e *evaluator) cmdInclude(c *ctx, cmd *Command, args []xarg) {
 		mp, st := e.variable(c.sc, "CMAKE_MODULE_PATH")
 		if st == varSet {
 			for _, d := range splitList(mp) {
-				if undecided(d) {
-					continue
+				if hasUnknown(d) {
+					continue // a directory only a branch or a default adds is still searched
 				}
 				d = stripMarks(d)
 				if !filepath.IsAbs(d) {

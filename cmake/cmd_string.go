@@ -181,6 +181,23 @@ func (e *evaluator) unknownAt(c *ctx, args []xarg, i int) {
 	}
 }
 
+// cmdFilePath evaluates file(TO_CMAKE_PATH path var) and
+// file(TO_NATIVE_PATH path var) as on Linux: backslashes become slashes and
+// a search path's ":" separators list separators (eCAL normalises its
+// CMAKE_MODULE_PATH so, before include() searches it). It reports whether
+// it evaluated the call.
+func (e *evaluator) cmdFilePath(c *ctx, args []xarg) bool {
+	if len(args) != 3 || (args[0].val != "TO_CMAKE_PATH" && args[0].val != "TO_NATIVE_PATH") || hasUnknown(args[2].val) {
+		return false
+	}
+	v := args[1].val
+	if args[0].val == "TO_CMAKE_PATH" {
+		v = strings.ReplaceAll(strings.ReplaceAll(v, `\`, "/"), ":", ";")
+	}
+	c.sc.set(stripMarks(args[2].val), v)
+	return true
+}
+
 func (e *evaluator) cmdFilenameComponent(c *ctx, cmd *Command, args []xarg) {
 	if len(args) < 3 || hasUnknown(args[0].val) {
 		return

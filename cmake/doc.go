@@ -30,9 +30,13 @@
 //
 // # Evaluation
 //
-// Load reads a tree from its top CMakeLists.txt, following add_subdirectory
-// and include() into files inside the tree; a module not found in the
-// tree (include(GNUInstallDirs)) is a Note, as is anything outside it; so
+// Load reads a tree from its top CMakeLists.txt, following add_subdirectory,
+// subdirs() and include() into files inside the tree, or inside the
+// repository around it (Options.ReadRoot: a project in tools/python that
+// includes ../../cmake/helpers.cmake); a module not found there
+// (include(GNUInstallDirs)) is a Note, as is anything outside it, and every
+// call of a command neither CMake's nor defined in a file read (one Note per
+// name, counting the calls); so
 // is an add_subdirectory() or include() of a file the checkout lacks (a
 // submodule not cloned): an optional part missing is not an error, and
 // Note.Kind lets a caller count notes by cause. It evaluates:
@@ -81,7 +85,20 @@
 //
 // The platform is Linux, the one etlink checks: APPLE, WIN32, MSVC and the
 // other platform variables are unset, UNIX and LINUX are true and
-// CMAKE_SYSTEM_NAME is Linux, unless Options.Vars says otherwise.
+// CMAKE_SYSTEM_NAME is Linux, unless Options.Vars says otherwise. The CMake
+// is Options.CMakeVersion (a build directory's), else DefaultCMakeVersion
+// raised to the project's cmake_minimum_required: CMAKE_VERSION and its
+// parts are known, and find_package(Python|Python3|Python2 COMPONENTS ...)
+// defines the imported targets that release's FindPython defines
+// (Python::Module for Development or Development.Module from 3.15), and
+// find_package(pybind11) pybind11's, so if(TARGET Python::Module) is
+// decided. Any find_package() makes its package's result variables
+// (PREFIX_LIBRARIES, PYTHON_LIBRARY for PythonLibs, ...) unknown again.
+// project() sets PROJECT_IS_TOP_LEVEL; a subproject's option() whose
+// default is computed (${PYBIND11_MASTER_PROJECT}) takes it, with a Note.
+// UseSWIG's swig_add_library/swig_add_module and swig_link_libraries are
+// modelled (a Python SWIG library is an extension); file(TO_CMAKE_PATH)
+// and file(TO_NATIVE_PATH) are evaluated.
 //
 // pybind11, nanobind and FindPython commands are read with a model of what
 // they do, even when the tree vendors their definitions: pybind11_add_module
@@ -107,6 +124,10 @@
 // written, ${TORCH_PYTHON_LIBRARY}, and a link item holding one is Unknown.
 // A condition that depends on one is undecided: every branch is read, the
 // locations inside carry the branch in Location.Under, and a Note says so.
+// Each branch is read from the variables as they were before the if(), and
+// a variable the branches leave different is undecided after it (a set(X
+// OFF) in one branch does not decide a later if(X)). A command in one branch
+// applies to that branch's target when both branches define one.
 // option() and set(... CACHE ...) values are defaults a build can flip, so
 // a condition on them is undecided too, unless Options.TrustDefaults is set
 // (a value from Options.Vars is always known). A foreach over an unknown
@@ -126,7 +147,8 @@
 // Not evaluated: math(), file(), cmake_path(),
 // execute_process(), find_*() (their output variables become unknown),
 // generator expressions, cmake_language(), configure_file(), policies,
-// FetchContent and find_package (no module outside the tree is read),
+// FetchContent and find_package beyond the models above (no module outside
+// the tree is read),
 // add_link_options (a directory's LINK_OPTIONS) and the target_* commands
 // other than target_link_libraries and target_link_options.
 //

@@ -81,6 +81,9 @@ type evaluator struct {
 	root     string // as given
 	absRoot  string
 	readRoot string // what include() and add_subdirectory() may read: absRoot or the repository's root
+	// policyVersion is the project's cmake_minimum_required: the policies
+	// it sets NEW (CMP0078 for UseSWIG's target names).
+	policyVersion string
 	maxDepth int
 
 	files    map[string]*listFile
@@ -559,6 +562,10 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 		e.cmdPybind11Extension(c, cmd, args)
 	case "nanobind_add_module":
 		e.cmdNanobindAddModule(c, cmd, args)
+	case "swig_add_library", "swig_add_module":
+		e.cmdSwigAddLibrary(c, cmd, args)
+	case "swig_link_libraries":
+		e.cmdSwigLinkLibraries(c, cmd, args)
 	case "python_add_library", "python3_add_library", "python2_add_library":
 		e.cmdPythonAddLibrary(c, cmd, args)
 	case "target_link_libraries":
@@ -575,6 +582,10 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 		e.cmdGetTargetProperty(c, args)
 	case "get_property", "get_directory_property":
 		e.cmdGetProperty(c, name, args)
+	case "file":
+		if !e.cmdFilePath(c, args) {
+			e.unknownOutputs(c, name, args)
+		}
 	default:
 		if e.onOther != nil {
 			e.onOther(cmd, args)

@@ -75,7 +75,7 @@ func (e *evaluator) execIf(c *ctx, b *block, i int) ctl {
 		} else {
 			before.next(e, c)
 		}
-		e.conds = append(e.conds, Cond{File: cmd.File, Line: cmd.Line, Text: cmd.String()})
+		e.conds = append(e.conds, Cond{File: cmd.File, Line: cmd.Line, Text: cmd.String(), If: b.cmds[i].Line})
 		r := e.exec(c, b, lo, hi)
 		e.conds = e.conds[:len(e.conds)-1]
 		if r != ctlNone || v == triTrue || cmd.Name == "else" {

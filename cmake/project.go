@@ -48,6 +48,14 @@ type Cond struct {
 	File string
 	Line int
 	Text string // the branch head as written: if(${FOO}), else()
+	// If is the line of the if() whose branch this is: two branches of
+	// one if() are never both taken.
+	If int
+}
+
+// excludes reports whether c and d are different branches of one if().
+func (c Cond) excludes(d Cond) bool {
+	return c.If != 0 && c.File == d.File && c.If == d.If && c.Line != d.Line
 }
 
 // String is FILE:LINE.
@@ -84,6 +92,8 @@ const (
 // Target is one target a creator command defined.
 type Target struct {
 	Name string
+	// swigPython marks a UseSWIG library for Python (an extension).
+	swigPython bool
 	// Kind is one of the Kind constants. A library whose type is not
 	// given is STATIC unless BUILD_SHARED_LIBS is true (Options.Vars can
 	// set it); a type etlink could not expand is UNKNOWN.

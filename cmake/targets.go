@@ -288,6 +288,74 @@ func (e *evaluator) cmdPythonAddLibrary(c *ctx, cmd *Command, args []xarg) {
 	}
 }
 
+// cmdSwigAddLibrary models UseSWIG: swig_add_library(name LANGUAGE lang
+// [TYPE MODULE|SHARED|STATIC|USE_BUILD_SHARED_LIBS] SOURCES ...) and the old
+// swig_add_module(name lang sources...) make a library (a MODULE by
+// default) whose real target name, kept in SWIG_MODULE_<name>_REAL_NAME, is
+// name under policy CMP0078 (NEW from cmake_minimum_required 3.13) and
+// _name before it, for Python. A Python one is an extension: its file is
+// _name.so, which the generated name.py imports.
+func (e *evaluator) cmdSwigAddLibrary(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 || hasUnknown(args[0].val) {
+		return
+	}
+	name := stripMarks(args[0].val)
+	lang, kind := "", KindModule
+	if cmd.Name == "swig_add_module" && len(args) > 1 {
+		lang = stripMarks(args[1].val)
+	}
+	for k := 1; k+1 < len(args); k++ {
+		switch args[k].val {
+		case "LANGUAGE":
+			lang = stripMarks(args[k+1].val)
+		case "TYPE":
+			switch args[k+1].val {
+			case "SHARED":
+				kind = KindShared
+			case "STATIC":
+				kind = KindStatic
+			}
+		}
+	}
+	real := name
+	if strings.EqualFold(lang, "python") && compareVersions(e.policyVersion, "3.13") < 0 {
+		real = "_" + name
+	}
+	c.sc.set("SWIG_MODULE_"+name+"_REAL_NAME", real)
+	t := e.newTarget(c, cmd, append([]xarg{{val: real}}, args[1:]...), kind)
+	if strings.EqualFold(lang, "python") {
+		t.Properties["PREFIX"] = ""
+		t.swigPython = true
+	}
+}
+
+// cmdSwigLinkLibraries is swig_link_libraries(name items...): what
+// target_link_libraries(${SWIG_MODULE_name_REAL_NAME} items...) does.
+func (e *evaluator) cmdSwigLinkLibraries(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 || hasUnknown(args[0].val) {
+		return
+	}
+	name := stripMarks(args[0].val)
+	real, st := e.variable(c.sc, "SWIG_MODULE_"+name+"_REAL_NAME")
+	if st != varSet {
+		real = name
+	}
+	e.cmdTargetLinkLibraries(c, cmd, append([]xarg{{val: real}}, args[1:]...))
+}
+
+// excluded reports whether a location under the conditions under is on a
+// path the current one cannot take: another branch of an if() it is in.
+func (e *evaluator) excluded(under []Cond) bool {
+	for _, u := range under {
+		for _, c := range e.conds {
+			if u.excludes(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // findTargets returns the targets a command names, with a Note when there
 // are none.
 func (e *evaluator) findTargets(cmd *Command, name xarg) []*Target {
@@ -296,6 +364,11 @@ func (e *evaluator) findTargets(cmd *Command, name xarg) []*Target {
 		return nil
 	}
 	ts := e.targets[stripMarks(name.val)]
+	if len(ts) > 1 {
+		// A target defined in both branches of an undecided if(): a
+		// command in one branch is about that branch's target.
+		ts = slices.DeleteFunc(slices.Clone(ts), func(t *Target) bool { return e.excluded(t.Def.Under) })
+	}
 	if len(ts) == 0 {
 		e.note(e.cmdLoc(cmd), "%s(%s ...): no target %s is defined in the tree before this line; not recorded", cmd.Raw, stripMarks(name.val), stripMarks(name.val))
 	}
@@ -663,6 +736,11 @@ func extension(t *Target) (bool, string) {
 	switch creator {
 	case "pybind11_add_module", "nanobind_add_module":
 		return true, t.Creator + "()"
+	case "swig_add_library", "swig_add_module":
+		if t.swigPython {
+			return true, t.Creator + "(... LANGUAGE python): _" + strings.TrimPrefix(t.Name, "_") + ".so, which the generated module imports"
+		}
+		return false, ""
 	case "python_add_library", "python3_add_library", "python2_add_library":
 		if t.Kind == KindModule {
 			return true, t.Creator + "() of a MODULE"

@@ -264,7 +264,7 @@ endif()`
 		t.Fatalf("targets: %v", p.Targets)
 	}
 	tg := p.Targets[0]
-	const wantDef = "CMakeLists.txt:2 via [{outer CMakeLists.txt 11} {inner CMakeLists.txt 7}] under [{CMakeLists.txt 10 if(${TOP})} {CMakeLists.txt 6 if(USE_X)}]"
+	const wantDef = "CMakeLists.txt:2 via [{outer CMakeLists.txt 11} {inner CMakeLists.txt 7}] under [{CMakeLists.txt 10 if(${TOP}) 10} {CMakeLists.txt 6 if(USE_X) 6}]"
 	if got := fmt.Sprintf("%s via %v under %v", tg.Def, tg.Def.Via, tg.Def.Under); got != wantDef {
 		t.Errorf("Def\n got %s\nwant %s", got, wantDef)
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"slices"
 	"strings"
 
@@ -91,7 +92,7 @@ func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
 		if !t.Extension {
 			continue
 		}
-		mine := append(embedFindings(r, ctx.CMake, t), usageEmbeds(r, ctx.CMake, t)...)
+		mine := oncePerCause(append(embedFindings(r, ctx.CMake, t), usageEmbeds(r, ctx.CMake, t)...))
 		f, ok := model[t.Name]
 		switch {
 		case !ok && len(model) > 0:
@@ -105,6 +106,25 @@ func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
 		}
 		if saysEmbed(mine) != (len(libpythonInputs(f)) > 0) {
 			out = append(out, disagreeNote(r, t, f, saysEmbed(mine)))
+		}
+	}
+	return out
+}
+
+// oncePerCause keeps one finding per target and line: an item the
+// extension links itself and again through a library it links is one
+// line to change.
+func oncePerCause(fs []finding.Finding) []finding.Finding {
+	seen := map[string]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := f.Subject.Target
+		if f.Location != nil {
+			k += "\x00" + f.Location.File + ":" + strconv.Itoa(f.Location.Line)
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
 		}
 	}
 	return out
