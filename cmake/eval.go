@@ -84,7 +84,7 @@ type evaluator struct {
 	// policyVersion is the project's cmake_minimum_required: the policies
 	// it sets NEW (CMP0078 for UseSWIG's target names).
 	policyVersion string
-	maxDepth int
+	maxDepth      int
 
 	files    map[string]*listFile
 	cache    map[string]string

@@ -2,8 +2,8 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/etlink/etlink/analyze"
