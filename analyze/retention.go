@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"debug/elf"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -268,8 +269,13 @@ func (f *LinkFacts) extension() string {
 			}
 		}
 	}
-	if base := filepath.Base(l.Output); pylocate.IsExtensionName(base) {
+	base := filepath.Base(l.Output)
+	if pylocate.IsExtensionName(base) {
 		return base + " is named like an extension module"
+	}
+	if l.Target != "" && strings.HasSuffix(base, ".so") && !strings.HasPrefix(base, "lib") {
+		// CMake names a SHARED library libNAME.so unless PREFIX is "".
+		return fmt.Sprintf("CMake names target %s %s, without its lib prefix (PREFIX \"\"): the file import %s loads", l.Target, base, strings.TrimSuffix(base, ".so"))
 	}
 	return ""
 }

@@ -387,6 +387,50 @@ endif()
 	}
 }
 
+// TestLintPrefixlessShared: a SHARED library with PREFIX "" and no SUFFIX is
+// NAME.so, which Python imports: linking libpython into it is ET202 in the
+// source and in the configured build directory, where CMake's codemodel
+// names the library (both said nothing before).
+func TestLintPrefixlessShared(t *testing.T) {
+	cmakeTool := testenv.Tool(t, "cmake")
+	testenv.NeedTools(t, "g++")
+	testenv.NeedFiles(t, "/usr/bin/python3", "/usr/include/python3.11/Python.h")
+	src := t.TempDir()
+	files := map[string]string{
+		"CMakeLists.txt": `cmake_minimum_required(VERSION 3.18)
+project(p CXX)
+find_package(Python3 COMPONENTS Interpreter Development REQUIRED)
+add_library(_plain SHARED m.cpp)
+set_target_properties(_plain PROPERTIES PREFIX "")
+target_link_libraries(_plain PRIVATE ${Python3_LIBRARIES})
+`,
+		"m.cpp": "extern \"C\" void* PyInit__plain() { return 0; }\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(build, ".cmake/api/v1/query"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(build, ".cmake/api/v1/query/codemodel-v2"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cmakeTool, "-S", src, "-B", build, "-DPython3_EXECUTABLE=/usr/bin/python3").CombinedOutput(); err != nil {
+		t.Fatalf("cmake: %v\n%s", err, out)
+	}
+	for _, path := range []string{src, build} {
+		_, out, errs := runCLI(t, "lint", "--format", "json", "-q", path)
+		fs := decodeReport(t, out).Findings
+		if len(fs) != 1 || fs[0].Rule != "ET202" || fs[0].Subject.Target != "_plain" || fs[0].Severity.String() != "error" ||
+			fs[0].Location == nil || fs[0].Location.Line != 6 {
+			t.Errorf("lint %s: %+v; want one ET202 error on _plain at CMakeLists.txt:6 (stderr %s)", path, fs, errs)
+		}
+	}
+}
+
 // TestLintChangedRunsNothing: --changed asks git, and the repository's
 // config names programs git would run (fsmonitor, pager, external diff,
 // hooks); none of them may run.
