@@ -325,10 +325,25 @@ func (ce *condEval) operand(t ctok) (string, bool) {
 // looksLikeVariable tells a bare word such as CMAKE_SYSTEM_NAME from a
 // literal such as 3.18 or "Linux".
 func looksLikeVariable(s string) bool {
-	if s == "" || !isIdentifier(s) {
+	if s == "" || !isVariableName(s) {
 		return false
 	}
 	return strings.ToUpper(s) == s || strings.Contains(s, "_")
+}
+
+// isVariableName reports whether s is a name CMake's ${} takes for a
+// variable: letters, digits and _ . / + - (BUILD.PYTHON is one), with a
+// letter or _ first, so that 3.18 is not.
+func isVariableName(s string) bool {
+	if s == "" || !(s[0] == '_' || s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || c == '.' || c == '/' || c == '+' || c == '-' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func (ce *condEval) unary(op string, t ctok) tri {
