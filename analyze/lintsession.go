@@ -135,6 +135,7 @@ func logCMakeNotes(notes []cmake.Note, verbose bool, log Log) {
 		{cmake.NoteTarget, "commands on targets not defined in the tree"},
 		{cmake.NoteLimit, "evaluation bounds reached"},
 		{cmake.NoteCommand, "commands no file read defines"},
+		{cmake.NoteGuessed, "conditions decided on a value taken without knowing it"},
 	} {
 		if n := count[k.kind]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k.what))

@@ -69,6 +69,9 @@ const (
 type condEval struct {
 	env condEnv
 	why string
+	// guess says what the evaluation took without knowing it (a value
+	// read as a variable name the tree never sets, decided false).
+	guess string
 }
 
 func (ce *condEval) unknown(format string, args ...any) tri {
@@ -255,6 +258,9 @@ func (ce *condEval) truth(t ctok) tri {
 		if t.expanded && !looksLikeVariable(t.s) {
 			// if(${S}) with S "hello": CMake reads a variable named hello,
 			// which a tree almost never means to set.
+			if ce.guess == "" {
+				ce.guess = fmt.Sprintf("%s is read as a variable no file read sets, taken as unset (false)", t.s)
+			}
 			return triFalse
 		}
 		return ce.unknown("variable %s is not set in the tree", t.s)

@@ -245,6 +245,8 @@ func noteKind(format string) string {
 		return NoteLimit
 	case strings.Contains(format, "neither CMake's nor defined"):
 		return NoteCommand
+	case strings.Contains(format, "decided without knowing"):
+		return NoteGuessed
 	}
 	return NoteUndecided
 }

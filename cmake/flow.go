@@ -27,6 +27,8 @@ func (cc condCtx) hasCommand(name string) bool {
 	return cc.e.funcs[name] != nil || knownCommands[name]
 }
 
+// condition evaluates an if()/elseif()/while() condition; why says why it
+// is undecided, and a Note says what was taken without being known.
 func (e *evaluator) condition(c *ctx, cmd *Command) (tri, string) {
 	args := e.expandArgs(c, cmd)
 	toks := make([]ctok, len(args))
@@ -35,6 +37,9 @@ func (e *evaluator) condition(c *ctx, cmd *Command) (tri, string) {
 	}
 	ce := &condEval{env: condCtx{e, c}}
 	v := ce.eval(toks)
+	if ce.guess != "" && v != triUnknown {
+		e.note(e.cmdLoc(cmd), "%s decided without knowing: %s", cmd, ce.guess)
+	}
 	return v, ce.why
 }
 

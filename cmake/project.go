@@ -208,6 +208,7 @@ const (
 	NoteTarget    = "target"    // a command naming a target etlink does not know
 	NoteLimit     = "limit"     // an evaluation bound reached
 	NoteCommand   = "command"   // a command neither CMake's nor defined in a file read
+	NoteGuessed   = "guessed"   // a condition decided on a value taken without knowing it
 )
 
 // String is FILE:LINE: message.

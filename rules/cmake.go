@@ -479,12 +479,14 @@ var ET204 = &Rule{
 		ID:       "ET204",
 		Name:     "cmake-not-read",
 		Severity: finding.Note,
-		Summary:  "part of the project's CMake was not read: a command no file read defines, a file outside the tree or absent, an evaluation bound",
+		Summary:  "part of the project's CMake was not read, or decided on a guess: a command no file read defines, a file outside the tree or absent, an evaluation bound, a condition on a value etlink took without knowing it",
 		Why: `etlink reads CMake without running it, and judges only what it reads. A command
 defined in a module or package configuration it did not read may link libpython into a
 target (a project's own add_python_module() helper kept in ../cmake); a file included
 from outside the linted directory, a subdirectory the checkout lacks (a submodule not
-cloned) and an evaluation bound reached on a hostile tree hide what they hold. A lint
+cloned) and an evaluation bound reached on a hostile tree hide what they hold, and a
+condition decided on a guess (if(${S}) where S holds a word etlink takes for an unset
+variable) may skip what a build reads. A lint
 that passed over them in silence would say "no findings" of code it never saw. One note
 per command name (with its count of calls), per file and per bound; CMake's own commands
 are never notes.`,
@@ -504,7 +506,7 @@ error ET202 extension _core links Python::Python: the embedding Python library`,
 
 // notReadKinds are the evaluation notes that say something was not read;
 // the undecided conditions (every branch read) are not among them.
-var notReadKinds = map[string]bool{cmake.NoteModule: true, cmake.NoteMissing: true, cmake.NoteCommand: true, cmake.NoteLimit: true}
+var notReadKinds = map[string]bool{cmake.NoteModule: true, cmake.NoteMissing: true, cmake.NoteCommand: true, cmake.NoteLimit: true, cmake.NoteGuessed: true}
 
 // noteSubject is what a note is about, as its message leads with it:
 // include(CTest), add_subdirectory(gflags), check_include_file().
