@@ -30,6 +30,7 @@ func (e *evaluator) cmdList(c *ctx, cmd *Command, args []xarg) {
 	}
 	switch sub {
 	case "APPEND", "PREPEND":
+		e.noteOrigin(cmd, name, rest)
 		// A list the tree never set starts empty: list(APPEND) is how
 		// lists are built.
 		if len(rest) == 0 {

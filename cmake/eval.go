@@ -96,6 +96,9 @@ type evaluator struct {
 	// imported are the imported targets the modelled find_package() calls
 	// define, with the call that defined each.
 	imported map[string]string
+	// origins are, per variable and element, the set() or list() that put
+	// the element there last (LinkItem.Origin), up to maxOrigins.
+	origins map[string]map[string][]*Origin
 	// unknownCmds counts the calls of commands neither CMake's nor defined
 	// in a file read, by name, with the first call's location.
 	unknownCmds map[string]*unknownCmd
@@ -156,6 +159,7 @@ func newEvaluator(root string, opt Options) *evaluator {
 		guarded:     map[string]bool{},
 		noted:       map[string]bool{},
 		imported:    map[string]string{},
+		origins:     map[string]map[string][]*Origin{},
 		unknownCmds: map[string]*unknownCmd{},
 	}
 	if e.maxDepth <= 0 {

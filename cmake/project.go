@@ -36,6 +36,12 @@ type Location struct {
 	Under []Cond
 }
 
+// Origin is the command that put a value into a variable.
+type Origin struct {
+	Loc Location
+	Cmd string // as written: list(APPEND LIBS Python::Python)
+}
+
 // Frame is one call to a user-defined function or macro.
 type Frame struct {
 	Function string // as called
@@ -182,6 +188,11 @@ type LinkItem struct {
 	Config string
 	// Implicit, when set, says where an item nobody wrote comes from.
 	Implicit string
+	// Origins, for an item a variable held (${LIBS}), are the set() and
+	// list() calls that put it there (each branch's, up to four): the line
+	// that adds libpython, where the link names the project's own
+	// libraries too.
+	Origins []*Origin
 	// marked is the item's value with the evaluator's marks (an unknown
 	// part stays unknown when a property read gives it back).
 	marked string

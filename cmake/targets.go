@@ -385,6 +385,9 @@ func (e *evaluator) linkItem(cmd *Command, a xarg, scope string) LinkItem {
 	if a.src != nil {
 		li.Raw = a.src.Text
 		li.Loc = e.loc(cmd.File, a.src.Line, a.src.Col)
+		if name, ok := strings.CutPrefix(li.Raw, "${"); ok && strings.HasSuffix(name, "}") && isVariableName(name[:len(name)-1]) {
+			li.Origins = e.origins[name[:len(name)-1]][li.Item]
+		}
 	} else {
 		li.Loc = e.cmdLoc(cmd)
 	}

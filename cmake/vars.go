@@ -5,6 +5,7 @@ package cmake
 // that set variables (set, unset, option).
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -215,6 +216,31 @@ func (e *evaluator) setUnknown(c *ctx, name string) {
 
 func (cc condCtx) variable(name string) (string, varStatus) { return cc.e.variable(cc.c.sc, name) }
 
+// maxOrigins bounds the variables whose elements' origins are kept.
+const maxOrigins = 1 << 14
+
+// noteOrigin records cmd as where each element of values was put into name.
+func (e *evaluator) noteOrigin(cmd *Command, name string, values []string) {
+	m := e.origins[name]
+	for _, v := range values {
+		for _, el := range splitList(v) {
+			if el = stripMarks(el); el == "" || len(m) >= maxOrigins || m == nil && len(e.origins) >= maxOrigins {
+				continue
+			}
+			if m == nil {
+				m = map[string][]*Origin{}
+				e.origins[name] = m
+			}
+			o := &Origin{Loc: e.cmdLoc(cmd), Cmd: cmd.String()}
+			if k := slices.IndexFunc(m[el], func(p *Origin) bool { return p.Loc.String() == o.Loc.String() }); k >= 0 {
+				m[el][k] = o
+			} else if len(m[el]) < 4 {
+				m[el] = append(m[el], o)
+			}
+		}
+	}
+}
+
 func (e *evaluator) cmdSet(c *ctx, cmd *Command, args []xarg) {
 	if len(args) == 0 || hasUnknown(args[0].val) {
 		if len(args) > 0 {
@@ -262,6 +288,7 @@ func (e *evaluator) cmdSet(c *ctx, cmd *Command, args []xarg) {
 		return
 	}
 	value := strings.Join(vals(rest), ";")
+	e.noteOrigin(cmd, name, vals(rest))
 	if parent {
 		if len(value) > maxValue {
 			c.sc.setParent(name, binding{state: bindUnknown})

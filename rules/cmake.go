@@ -451,7 +451,11 @@ func underSteps(under, outer []cmake.Cond) []finding.Step {
 // conditions beyond those the target was created under.
 func linkItemSteps(t *cmake.Target, li cmake.LinkItem, written string) []finding.Step {
 	step := finding.Step{Text: fmt.Sprintf("links %s (%s)%s", written, scopeOr(li.Scope), via(li.Loc)), File: li.Loc.File, Line: li.Loc.Line}
-	return append([]finding.Step{step}, underSteps(li.Loc.Under, t.Def.Under)...)
+	steps := append([]finding.Step{step}, underSteps(li.Loc.Under, t.Def.Under)...)
+	for _, o := range li.Origins {
+		steps = append(steps, finding.Step{Text: fmt.Sprintf("%s put %s into %s%s", o.Cmd, li.Item, li.Raw, via(o.Loc)), File: o.Loc.File, Line: o.Loc.Line})
+	}
+	return steps
 }
 
 func scopeOr(s string) string {
