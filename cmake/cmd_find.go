@@ -2,6 +2,7 @@ package cmake
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -40,7 +41,9 @@ func (e *evaluator) cmdFindPackage(c *ctx, cmd *Command, args []xarg) {
 	}
 	pkg := stripMarks(args[0].val)
 	where := fmt.Sprintf("find_package(%s) at %s", pkg, e.cmdLoc(cmd))
-	e.packageResults(c, pkg)
+	if !e.readPackageFile(c, cmd, pkg, args) {
+		e.packageResults(c, pkg)
+	}
 	switch pkg {
 	case "Python", "Python3", "Python2":
 		comps := map[string]bool{}
@@ -68,6 +71,54 @@ func (e *evaluator) cmdFindPackage(c *ctx, cmd *Command, args []xarg) {
 			e.imported[t] = where
 		}
 	}
+}
+
+// readPackageFile reads the file find_package() would, when the tree
+// holds it: a find module FindPkg.cmake on CMAKE_MODULE_PATH (unless CONFIG
+// or NO_MODULE), else the package configuration in Pkg_DIR (PkgConfig.cmake
+// or pkg-config.cmake). The packages etlink models are not read: the model
+// says what they define. It reports whether it read one.
+func (e *evaluator) readPackageFile(c *ctx, cmd *Command, pkg string, args []xarg) bool {
+	switch pkg {
+	case "Python", "Python3", "Python2", "pybind11":
+		return false
+	}
+	configOnly := false
+	for _, a := range args[1:] {
+		if a.val == "CONFIG" || a.val == "NO_MODULE" {
+			configOnly = true
+		}
+	}
+	var cands []string
+	if !configOnly {
+		if mp, st := e.variable(c.sc, "CMAKE_MODULE_PATH"); st == varSet {
+			for _, d := range splitList(mp) {
+				if !hasUnknown(d) {
+					cands = append(cands, filepath.Join(e.absDir(c, stripMarks(d)), "Find"+pkg+".cmake"))
+				}
+			}
+		}
+	}
+	if dir, st := e.variable(c.sc, pkg+"_DIR"); st == varSet && !hasUnknown(dir) {
+		d := e.absDir(c, stripMarks(dir))
+		cands = append(cands, filepath.Join(d, pkg+"Config.cmake"), filepath.Join(d, strings.ToLower(pkg)+"-config.cmake"))
+	}
+	for _, p := range cands {
+		if within(e.readRoot, p) && isFile(p) {
+			e.cmdInclude(c, cmd, []xarg{{val: p}})
+			return true
+		}
+	}
+	return false
+}
+
+// absDir makes a directory a command names absolute, from the current
+// source directory.
+func (e *evaluator) absDir(c *ctx, d string) string {
+	if filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	return filepath.Join(c.dir.src, d)
 }
 
 // resultSuffixes are the result variables a find module or package
