@@ -363,21 +363,7 @@ endif()
 `,
 		"m.cpp": "int m() { return 0; }\n",
 	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	build := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(build, ".cmake/api/v1/query"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(build, ".cmake/api/v1/query/codemodel-v2"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cmakeTool, "-S", src, "-B", build, "-DPython3_EXECUTABLE=/usr/bin/python3").CombinedOutput(); err != nil {
-		t.Fatalf("cmake: %v\n%s", err, out)
-	}
+	build := configureWithQuery(t, cmakeTool, src, files)
 	for path, want := range map[string]string{src: "error", build: "note"} {
 		_, out, errs := runCLI(t, "lint", "--format", "json", "-q", path)
 		fs := decodeReport(t, out).Findings
@@ -406,6 +392,21 @@ target_link_libraries(_plain PRIVATE ${Python3_LIBRARIES})
 `,
 		"m.cpp": "extern \"C\" void* PyInit__plain() { return 0; }\n",
 	}
+	build := configureWithQuery(t, cmakeTool, src, files)
+	for _, path := range []string{src, build} {
+		_, out, errs := runCLI(t, "lint", "--format", "json", "-q", path)
+		fs := decodeReport(t, out).Findings
+		if len(fs) != 1 || fs[0].Rule != "ET202" || fs[0].Subject.Target != "_plain" || fs[0].Severity.String() != "error" ||
+			fs[0].Location == nil || fs[0].Location.Line != 6 {
+			t.Errorf("lint %s: %+v; want one ET202 error on _plain at CMakeLists.txt:6 (stderr %s)", path, fs, errs)
+		}
+	}
+}
+
+// configureWithQuery writes files into src and configures it with CMake
+// into a new build directory, with a File API codemodel query.
+func configureWithQuery(t *testing.T, cmakeTool, src string, files map[string]string) string {
+	t.Helper()
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -421,14 +422,7 @@ target_link_libraries(_plain PRIVATE ${Python3_LIBRARIES})
 	if out, err := exec.Command(cmakeTool, "-S", src, "-B", build, "-DPython3_EXECUTABLE=/usr/bin/python3").CombinedOutput(); err != nil {
 		t.Fatalf("cmake: %v\n%s", err, out)
 	}
-	for _, path := range []string{src, build} {
-		_, out, errs := runCLI(t, "lint", "--format", "json", "-q", path)
-		fs := decodeReport(t, out).Findings
-		if len(fs) != 1 || fs[0].Rule != "ET202" || fs[0].Subject.Target != "_plain" || fs[0].Severity.String() != "error" ||
-			fs[0].Location == nil || fs[0].Location.Line != 6 {
-			t.Errorf("lint %s: %+v; want one ET202 error on _plain at CMakeLists.txt:6 (stderr %s)", path, fs, errs)
-		}
-	}
+	return build
 }
 
 // TestLintChangedRunsNothing: --changed asks git, and the repository's
