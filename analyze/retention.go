@@ -408,6 +408,10 @@ type linkSim struct {
 	undef     map[string]Ref // non-weak undefined so far, with the first file needing it
 	weakUndef map[string]Ref
 	kept      map[*elfobj.Object][]Ref
+	// members are the archive members offered to the link, by real file
+	// and name, in the order first offered.
+	members     map[memberKey]*memberOcc
+	memberOrder []memberKey
 }
 
 type loadedInput struct {
@@ -422,7 +426,7 @@ func newLinkSim(r *Retention, f *LinkFacts) *linkSim {
 		sharedRefs:         f.Linker == "bfd",
 		cmdlineKeeps:       f.Linker == "mold",
 		defined:            map[string]bool{}, undef: map[string]Ref{}, weakUndef: map[string]Ref{},
-		kept: map[*elfobj.Object][]Ref{}}
+		kept: map[*elfobj.Object][]Ref{}, members: map[memberKey]*memberOcc{}}
 }
 
 func (s *linkSim) run() {
@@ -503,6 +507,7 @@ func (s *linkSim) run() {
 			s.f.LoadSet = append(s.f.LoadSet, li.objs[0])
 		}
 	}
+	s.memberFates()
 }
 
 // loadStatic loads every object and extracts archive members to a fixed point.
@@ -562,47 +567,82 @@ func (s *linkSim) define(o *elfobj.Object) {
 }
 
 // extract pulls archive members until no member of archives defines an
-// undefined symbol, recording the registering members' fate.
+// undefined symbol. An archive named twice (ExecuTorch names its
+// registration archives by an absolute path under --whole-archive and
+// again plainly by a relative one) is one file: a member is extracted
+// once, at whichever occurrence takes it (s.members, across the calls for
+// a positional linker), and has one fate (memberFates).
 func (s *linkSim) extract(archives []loadedInput) {
-	done := map[*elfobj.Object]Ref{}
-	whole := map[*elfobj.Object]bool{}
 	for changed := true; changed; {
 		changed = false
 		for _, li := range archives {
 			for _, m := range li.objs {
-				if _, ok := done[m]; ok {
+				mo := s.member(li, m)
+				if mo.extracted {
 					continue
 				}
 				if li.in.State.WholeArchive {
-					done[m], whole[m] = Ref{}, true
+					mo.extracted, mo.whole, mo.in = true, true, li.in
 					s.load(m, nil)
 					changed = true
 					continue
 				}
 				if ref, ok := s.pulls(m); ok {
-					done[m] = ref
+					mo.extracted, mo.ref, mo.in = true, ref, li.in
 					s.load(m, nil)
 					changed = true
 				}
 			}
 		}
 	}
-	for _, li := range archives {
-		for _, m := range li.objs {
-			regs := s.r.Patterns.Registrations(m, s.runtime)
-			why := ""
-			if len(regs) == 0 {
-				if why = undecided(m); why == "" {
-					continue
-				}
+}
+
+// memberKey names an archive member by its archive's real file, however
+// the line spells the path.
+type memberKey struct{ file, member string }
+
+// memberOcc is what the link did with one archive member: the occurrence
+// that extracted it (in), else the first that offered it.
+type memberOcc struct {
+	obj              *elfobj.Object
+	in               linkline.Input
+	extracted, whole bool
+	ref              Ref
+}
+
+// member is m's record, made at its first occurrence.
+func (s *linkSim) member(li loadedInput, m *elfobj.Object) *memberOcc {
+	file := m.Archive
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
+	k := memberKey{file, m.Member}
+	mo := s.members[k]
+	if mo == nil {
+		mo = &memberOcc{obj: m, in: li.in}
+		s.members[k] = mo
+		s.memberOrder = append(s.memberOrder, k)
+	}
+	return mo
+}
+
+// memberFates records the fate of every registering archive member, once
+// per member, at the occurrence that extracted it or the first.
+func (s *linkSim) memberFates() {
+	for _, k := range s.memberOrder {
+		mo := s.members[k]
+		regs := s.r.Patterns.Registrations(mo.obj, s.runtime)
+		why := ""
+		if len(regs) == 0 {
+			if why = undecided(mo.obj); why == "" {
+				continue
 			}
-			ref, ok := done[m]
-			mf := MemberFate{Input: li.in, Object: m, Registrations: regs, Undecided: why, Extracted: ok, Predicted: ok}
-			if ok && !whole[m] {
-				mf.RefBy = []Ref{ref}
-			}
-			s.f.Members = append(s.f.Members, mf)
 		}
+		mf := MemberFate{Input: mo.in, Object: mo.obj, Registrations: regs, Undecided: why, Extracted: mo.extracted, Predicted: mo.extracted}
+		if mo.extracted && !mo.whole {
+			mf.RefBy = []Ref{mo.ref}
+		}
+		s.f.Members = append(s.f.Members, mf)
 	}
 }
 

@@ -82,11 +82,38 @@ func matchesMember(mf analyze.MemberFate, name string) bool {
 // of which was explained already.
 func memberOf(f *analyze.LinkFacts, x linkline.Input) bool {
 	for _, mf := range f.Members {
-		if mf.Input.Index == x.Index {
+		if mf.Input.Index == x.Index || x.Kind == linkline.KindArchive && namesFile(f, x, mf.Object.Archive) {
 			return true
 		}
 	}
 	return false
+}
+
+// namesFile reports whether the input x names the file path, however it is
+// spelled (an absolute path and a build-relative one).
+func namesFile(f *analyze.LinkFacts, x linkline.Input, path string) bool {
+	p := x.Path
+	if p == "" {
+		return false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(f.Link.Dir, p)
+	}
+	a, errA := filepath.EvalSymlinks(p)
+	b, errB := filepath.EvalSymlinks(path)
+	return errA == nil && errB == nil && a == b
+}
+
+// againSteps name the other arguments of the link that name the same
+// archive: one file, one fate for each member.
+func againSteps(f *analyze.LinkFacts, mf analyze.MemberFate) []finding.Step {
+	var steps []finding.Step
+	for _, x := range f.Link.Inputs {
+		if x.Index != mf.Input.Index && x.Kind == linkline.KindArchive && namesFile(f, x, mf.Object.Archive) {
+			steps = append(steps, finding.Step{Text: fmt.Sprintf("argument %d `%s` names the same archive again: one file, each member extracted at most once", x.Index, x.Arg)})
+		}
+	}
+	return steps
 }
 
 func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Chain {
@@ -134,6 +161,7 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 	default:
 		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s defines no symbol that anything the link loads leaves undefined", mf.Object.Member)})
 	}
+	c.Steps = append(c.Steps, againSteps(f, mf)...)
 	if mf.Observed && mf.Predicted != mf.Extracted {
 		c.Steps = append(c.Steps, modelStep(f))
 	}
