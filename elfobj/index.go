@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -482,7 +481,7 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 		}
 		symbols = keptPicks(at, opt, name) // as read before
 	}
-	o := &Object{Path: path, Dir: filepath.Dir(path), Real: real, Class: elf.Class(e.class), Data: elf.Data(e.data),
+	o := &Object{Path: path, Dir: originDir(path), Real: real, Class: elf.Class(e.class), Data: elf.Data(e.data),
 		Machine: elf.Machine(e.machine), Type: elf.Type(e.typ), Executable: e.executable, Soname: e.soname,
 		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Symbols: symbols, Partial: true}
 	return o, nil, true

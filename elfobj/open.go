@@ -367,7 +367,7 @@ func readInput(in input, opt Options) (res result) {
 	head := f.head
 	switch {
 	case IsELF(head):
-		o, err := Parse(in.path, filepath.Dir(in.path), f.headReader, size, opt)
+		o, err := Parse(in.path, originDir(in.path), f.headReader, size, opt)
 		if err != nil {
 			return result{errs: []error{err}}
 		}
@@ -555,7 +555,7 @@ func openFile(path, real string, fi fs.FileInfo, opt Options) (*Object, error) {
 	if !IsELF(f.head) {
 		return nil, errorf(path, "not an ELF file")
 	}
-	o, err = Parse(path, filepath.Dir(path), f.headReader, size, opt)
+	o, err = Parse(path, originDir(path), f.headReader, size, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -574,4 +574,14 @@ func ioError(path string, err error) *Error {
 		return &Error{Path: path, Err: fmt.Errorf("%s: %w", pe.Op, pe.Err)}
 	}
 	return &Error{Path: path, Err: err}
+}
+
+// originDir is the directory $ORIGIN expands to for the file at path:
+// absolute, whatever the path the user typed (etlink check out/stage and
+// etlink check /abs/out/stage find the same libraries, as ld.so does).
+func originDir(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return filepath.Dir(abs)
+	}
+	return filepath.Dir(path)
 }

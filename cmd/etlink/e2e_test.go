@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -171,4 +172,60 @@ func head(list []string) []string {
 		return list[:10]
 	}
 	return list
+}
+
+// TestCheckRelativeInstallTree: a cmake --install tree with a versioned
+// library (DT_NEEDED names the SONAME symlink, libfoo.so.1 -> libfoo.so.1.5.0)
+// and a module finding it through $ORIGIN, checked by a relative path as a
+// user types it. The loader (ldd) finds the tree's library; etlink must
+// say the same whatever the path's spelling (it said "from the system",
+// ET401 and a platform verdict against it for the relative one).
+func TestCheckRelativeInstallTree(t *testing.T) {
+	testenv.NeedTools(t, "gcc", "ldd")
+	dir := t.TempDir()
+	stage := filepath.Join(dir, "out", "stage")
+	for _, d := range []string{"lib", "pkg"} {
+		if err := os.MkdirAll(filepath.Join(stage, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{"foo.c": "int foo_value(void) { return 42; }\n",
+		"ext.c": "int foo_value(void);\nvoid* PyInit_ext(void) { return (void*)(long)foo_value(); }\n"}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ext := "out/stage/pkg/ext.cpython-311-x86_64-linux-gnu.so"
+	for _, line := range []string{
+		"gcc -shared -fPIC -o out/stage/lib/libfoo.so.1.5.0 -Wl,-soname,libfoo.so.1 foo.c",
+		"ln -s libfoo.so.1.5.0 out/stage/lib/libfoo.so.1 && ln -s libfoo.so.1 out/stage/lib/libfoo.so",
+		"gcc -shared -fPIC -o " + ext + " ext.c -Lout/stage/lib -lfoo -Wl,-rpath,'$ORIGIN/../lib'",
+	} {
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
+	// The oracle: the loader resolves libfoo.so.1 inside the tree.
+	ldd, err := exec.Command("ldd", filepath.Join(dir, ext)).CombinedOutput()
+	if err != nil || !strings.Contains(string(ldd), "libfoo.so.1 => "+stage+"/") {
+		t.Fatalf("ldd does not find the tree's libfoo.so.1: %v\n%s", err, ldd)
+	}
+	t.Chdir(dir)
+	for _, path := range []string{"out/stage", stage} {
+		_, out, errs := runCLI(t, "check", path, "--format", "json", "--fail-on", "none")
+		var got []string
+		for _, f := range decodeReport(t, out).Findings {
+			got = append(got, f.Rule+" "+f.Severity.String())
+		}
+		if len(got) != 0 {
+			t.Errorf("check %s: %v; the loader finds every library in the tree (stderr %s)", path, got, errs)
+		}
+		_, text, _ := runCLI(t, "check", path, "--fail-on", "none")
+		if strings.Contains(text, "from the system") {
+			t.Errorf("check %s blames the system for a library of the tree:\n%s", path, text)
+		}
+	}
 }
