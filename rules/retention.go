@@ -441,6 +441,8 @@ func checkUnextractedMembers(r *Rule, ctx *Context) []finding.Finding {
 				how = "the map lists it nowhere"
 			case mf.Observed:
 				how = "the output's initializers do not include it"
+			case f.Output != nil:
+				how = "predicted from the archive's symbols: the output is stripped and no map was found"
 			}
 			subj, sev, what := lostUnit(r, f, mf.Input, mf.Object, mf.Registrations, mf.Undecided)
 			subj.File, subj.Member, subj.Target = mf.Object.Archive, mf.Object.Member, consumer

@@ -278,8 +278,17 @@ func memberOutputStep(f *analyze.LinkFacts, mf analyze.MemberFate) finding.Step 
 		return finding.Step{Text: fmt.Sprintf("no map for this link; %s's initializers include %s's", f.Output.Path, mf.Object.Member), File: f.Output.Path}
 	case mf.Observed:
 		return finding.Step{Text: fmt.Sprintf("no map for this link; %s's initializers do not include %s's", f.Output.Path, mf.Object.Member), File: f.Output.Path}
+	case f.Output != nil:
+		return finding.Step{Text: strippedText(f) + ": extraction predicted from the members' symbols", File: f.Output.Path}
 	}
 	return finding.Step{Text: "no map for this link and no output: extraction predicted from the members' symbols"}
+}
+
+// strippedText says what an output without named initializers (stripped:
+// -s, a Release link) still shows.
+func strippedText(f *analyze.LinkFacts) string {
+	return fmt.Sprintf("no map for this link, and %s names none of its %d static initializers (stripped); observed are its DT_NEEDED [%s] and dynamic symbols",
+		f.Output.Path, len(f.Output.Initializers), strings.Join(f.Output.Needed, " "))
 }
 
 // modelStep owns up to a prediction the output contradicts.
