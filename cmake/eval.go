@@ -574,6 +574,8 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 		e.cmdSwigLinkLibraries(c, cmd, args)
 	case "python_add_library", "python3_add_library", "python2_add_library":
 		e.cmdPythonAddLibrary(c, cmd, args)
+	case "python_add_module":
+		e.cmdPythonAddModule(c, cmd, args)
 	case "target_link_libraries":
 		e.cmdTargetLinkLibraries(c, cmd, args)
 	case "target_link_options":

@@ -100,6 +100,9 @@ type Target struct {
 	Name string
 	// swigPython marks a UseSWIG library for Python (an extension).
 	swigPython bool
+	// nameMarked is the name with the evaluator's marks: an unknown one
+	// is found again only by the same unknown value (findTargets).
+	nameMarked string
 	// Kind is one of the Kind constants. A library whose type is not
 	// given is STATIC unless BUILD_SHARED_LIBS is true (Options.Vars can
 	// set it); a type etlink could not expand is UNKNOWN.

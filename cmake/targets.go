@@ -26,6 +26,7 @@ func creatorArgs(args []xarg) []Arg {
 func (e *evaluator) newTarget(c *ctx, cmd *Command, args []xarg, kind string) *Target {
 	name := args[0].val
 	t := &Target{
+		nameMarked:  name,
 		Name:        stripMarks(name),
 		Kind:        kind,
 		Creator:     cmd.Raw,
@@ -356,10 +357,33 @@ func (e *evaluator) excluded(under []Cond) bool {
 	return false
 }
 
+// cmdPythonAddModule is FindPythonLibs' python_add_module(name sources...):
+// a MODULE library (SHARED when PYTHON_MODULE_<name>_BUILD_SHARED is set)
+// with PREFIX "", which links nothing itself.
+func (e *evaluator) cmdPythonAddModule(c *ctx, cmd *Command, args []xarg) {
+	if len(args) == 0 {
+		return
+	}
+	kind := KindModule
+	if v, st := e.variable(c.sc, "PYTHON_MODULE_"+stripMarks(args[0].val)+"_BUILD_SHARED"); st == varSet && !undecided(v) && !isFalseConst(v) {
+		kind = KindShared
+	}
+	t := e.newTarget(c, cmd, args, kind)
+	t.Properties["PREFIX"] = ""
+}
+
 // findTargets returns the targets a command names, with a Note when there
 // are none.
 func (e *evaluator) findTargets(cmd *Command, name xarg) []*Target {
 	if hasUnknown(name.val) {
+		// A name computed at configure time (rdma-core's
+		// ${MODULE}${CMAKE_PYTHON_SO_SUFFIX}): the same unknown value in
+		// the same list file is the target made there last, as a helper
+		// function makes one target per call.
+		ts := e.targets[stripMarks(name.val)]
+		if n := len(ts); n > 0 && ts[n-1].Def.File == cmd.File && hasUnknown(ts[n-1].nameMarked) && ts[n-1].nameMarked == name.val {
+			return ts[n-1:]
+		}
 		e.note(e.cmdLoc(cmd), "%s(%s ...): the target name is not known; not recorded", cmd.Raw, stripMarks(name.val))
 		return nil
 	}
@@ -744,6 +768,8 @@ func extension(t *Target) (bool, string) {
 			return true, t.Creator + "(... LANGUAGE python): _" + strings.TrimPrefix(t.Name, "_") + ".so, which the generated module imports"
 		}
 		return false, ""
+	case "python_add_module":
+		return true, "FindPythonLibs' python_add_module()"
 	case "python_add_library", "python3_add_library", "python2_add_library":
 		if t.Kind == KindModule {
 			return true, t.Creator + "() of a MODULE"

@@ -2,12 +2,14 @@ package rules
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/cmake"
+	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/linkline"
 )
@@ -92,6 +94,13 @@ func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
 		if !t.Extension {
 			continue
 		}
+		if plugin, src := embeddingPlugin(t); plugin {
+			fd := r.newFinding(finding.Note, finding.Subject{File: t.Def.File, Target: t.Name, Symbol: "embedding-plugin"},
+				fmt.Sprintf("%s is %s, but its source %s starts an interpreter and none defines a module's init function: taken for a plugin that embeds Python, not an extension (its libpython link is not judged)", t.Name, t.ExtensionWhy, src))
+			fd.Location = &finding.Location{File: t.Def.File, Line: t.Def.Line}
+			out = append(out, fd)
+			continue
+		}
 		mine := oncePerCause(append(embedFindings(r, ctx.CMake, t), usageEmbeds(r, ctx.CMake, t)...))
 		f, ok := model[t.Name]
 		switch {
@@ -108,7 +117,105 @@ func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
 			out = append(out, disagreeNote(r, t, f, saysEmbed(mine)))
 		}
 	}
+	return oneLinePerCause(out)
+}
+
+// oneLinePerCause folds the errors that one line causes in several
+// extensions (a helper macro's body, a helper library's usage requirement)
+// into one finding naming them all: one line to change.
+func oneLinePerCause(fs []finding.Finding) []finding.Finding {
+	type key struct{ loc, item string }
+	first := map[key]int{}
+	var targets [][]string
+	counts := map[int]int{} // targets of one name beyond the first (a name computed at configure time)
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Severity < finding.Warning || f.Location == nil {
+			out = append(out, f)
+			continue
+		}
+		k := key{f.Location.File + ":" + strconv.Itoa(f.Location.Line), f.Subject.Symbol}
+		if i, ok := first[k]; ok {
+			if !slices.Contains(targets[i], f.Subject.Target) {
+				targets[i] = append(targets[i], f.Subject.Target)
+			} else {
+				counts[i]++
+			}
+			continue
+		}
+		first[k] = len(targets)
+		targets = append(targets, []string{f.Subject.Target})
+		out = append(out, f)
+	}
+	for k, i := range first {
+		names := targets[i]
+		n := len(names) + counts[i]
+		if n < 2 {
+			continue
+		}
+		for j := range out {
+			f := &out[j]
+			if f.Location == nil || f.Severity < finding.Warning || k != (key{f.Location.File + ":" + strconv.Itoa(f.Location.Line), f.Subject.Symbol}) {
+				continue
+			}
+			shown := names
+			if len(shown) > 5 {
+				shown = append(slices.Clip(shown[:5]), fmt.Sprintf("%d more", len(names)-5))
+			}
+			f.Message = fmt.Sprintf("%d extensions (%s) link %s: the embedding Python library", n, strings.Join(shown, ", "), f.Subject.Symbol)
+			f.Evidence = append(f.Evidence, finding.Step{Text: "the same line links it into " + strings.Join(names, ", ")})
+			f.Subject.Target = ""
+		}
+	}
 	return out
+}
+
+// moduleInits are what an extension's source defines for Python to import
+// it; embedInits what a program or plugin calls to start an interpreter.
+var (
+	moduleInits = []string{"PyInit_", "PyMODINIT_FUNC", "PYBIND11_MODULE", "NB_MODULE", "BOOST_PYTHON_MODULE", "PyModule_Create", "Py_InitModule"}
+	embedInits  = []string{"Py_Initialize"}
+)
+
+// embeddingPlugin reports whether a target taken for an extension only by
+// its form (a MODULE library, a SHARED one without prefix) is a plugin
+// that embeds Python (dnf5's python_plugins_loader): its sources, read
+// where the tree holds them, call Py_Initialize and define no module init.
+// Unreadable or generated sources (Cython) leave it an extension.
+func embeddingPlugin(t *cmake.Target) (bool, string) {
+	if !strings.EqualFold(t.Creator, "add_library") {
+		return false, ""
+	}
+	dir := filepath.Dir(t.Def.File)
+	embeds, read := "", 0
+	for _, a := range t.CreatorArgs {
+		switch strings.ToLower(filepath.Ext(a.Text)) {
+		case ".c", ".cc", ".cpp", ".cxx", ".c++":
+		default:
+			continue
+		}
+		p := a.Text
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		b, err := datafile.ReadFile(p, 1<<20)
+		if err != nil {
+			return false, ""
+		}
+		read++
+		text := string(b)
+		for _, m := range moduleInits {
+			if strings.Contains(text, m) {
+				return false, ""
+			}
+		}
+		for _, m := range embedInits {
+			if embeds == "" && strings.Contains(text, m) {
+				embeds = a.Text
+			}
+		}
+	}
+	return read > 0 && embeds != "", embeds
 }
 
 // oncePerCause keeps one finding per target and line: an item the
@@ -510,7 +617,8 @@ error ET202 extension _core links Python::Python: the embedding Python library`,
 
 // notReadKinds are the evaluation notes that say something was not read;
 // the undecided conditions (every branch read) are not among them.
-var notReadKinds = map[string]bool{cmake.NoteModule: true, cmake.NoteMissing: true, cmake.NoteCommand: true, cmake.NoteLimit: true, cmake.NoteGuessed: true}
+var notReadKinds = map[string]bool{cmake.NoteModule: true, cmake.NoteMissing: true, cmake.NoteCommand: true, cmake.NoteLimit: true,
+	cmake.NoteGuessed: true, cmake.NoteTarget: true}
 
 // noteSubject is what a note is about, as its message leads with it:
 // include(CTest), add_subdirectory(gflags), check_include_file().

@@ -1,0 +1,2 @@
+#include <Python.h>
+void load() { Py_InitializeEx(0); }
