@@ -6,10 +6,5 @@
 set -euo pipefail
 out=$1 src=$(cd ../.. && pwd)
 source ../../link.sh
-run g++ -fPIC -c "$src/runtime.cpp" -o runtime.o
-run g++ -c "$src/kernels.cpp" -o register_kernels.o
-run g++ -c "$src/op_add.cpp" -o op_add.o
-run g++ -c "$src/main.cpp" -o main.o
-run g++ -shared -o libet_runtime.so -Wl,-soname,libet_runtime.so runtime.o
-run ar rcs libet_kernels.a op_add.o register_kernels.o
+kernels_fixture
 run g++ -s -o consumer_stripped main.o -L. libet_kernels.a -let_runtime -Wl,-rpath,'$ORIGIN'
