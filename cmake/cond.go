@@ -411,6 +411,9 @@ func (ce *condEval) binary(a ctok, op string, b ctok) tri {
 	if op == "PATH_EQUAL" || op == "IS_NEWER_THAN" {
 		return ce.unknown("%s is not evaluated", op)
 	}
+	if v, ok := ce.pythonVersion(a, op, b); ok {
+		return v
+	}
 	l, ok1 := ce.operand(a)
 	var r string
 	ok2 := true
@@ -426,6 +429,11 @@ func (ce *condEval) binary(a ctok, op string, b ctok) tri {
 	if !ok1 || !ok2 {
 		return triUnknown
 	}
+	return compareOp(op, l, r, ce)
+}
+
+// compareOp applies a binary comparison to two known operands.
+func compareOp(op, l, r string, ce *condEval) tri {
 	switch op {
 	case "STREQUAL":
 		return triOf(l == r)
@@ -546,4 +554,69 @@ func (ce *condEval) inList(a, b ctok) tri {
 func within(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// The interpreters a Python extension is built for: CPython 3.9 and later
+// (the versions upstream supports). A comparison on the found Python's
+// version that holds for every one of them is decided, as on any build
+// today (Ultimaker/libArcus links libpython only IF the minor version is
+// below 8); one that depends on which is undecided.
+var pythonVersionRange = map[string][2]string{"": {"3.9", "3.99"}, "_STRING": {"3.9", "3.99"}, "_MAJOR": {"3", "3"}, "_MINOR": {"9", "99"}}
+
+// pythonVersionVar reports whether a condition operand is the found
+// Python's version, unknown to etlink: ${Python3_VERSION_MINOR} left as
+// written, or the bare name of one the tree never sets.
+func (ce *condEval) pythonVersionVar(t ctok) ([2]string, bool) {
+	if t.reduced {
+		return [2]string{}, false
+	}
+	name := stripMarks(t.s)
+	if inner, ok := strings.CutPrefix(name, "${"); ok && hasUnknown(t.s) && strings.HasSuffix(inner, "}") {
+		name = inner[:len(inner)-1]
+	} else if t.quoted || t.expanded {
+		return [2]string{}, false
+	} else if _, st := ce.env.variable(name); st != varUnknown {
+		return [2]string{}, false
+	}
+	for _, p := range []string{"Python_VERSION", "Python3_VERSION", "PYTHON_VERSION", "PYTHONLIBS_VERSION"} {
+		if rest, ok := strings.CutPrefix(name, p); ok {
+			if r, ok := pythonVersionRange[rest]; ok {
+				return r, true
+			}
+		}
+	}
+	return [2]string{}, false
+}
+
+// pythonVersion decides a comparison of the found Python's version with a
+// known value when it holds the same for every supported interpreter.
+func (ce *condEval) pythonVersion(a ctok, op string, b ctok) (tri, bool) {
+	if op == "MATCHES" {
+		return triUnknown, false
+	}
+	rng, left := ce.pythonVersionVar(a)
+	other := b
+	if !left {
+		var right bool
+		if rng, right = ce.pythonVersionVar(b); !right {
+			return triUnknown, false
+		}
+		other = a
+	}
+	v, ok := ce.operand(other)
+	if !ok || undecided(v) {
+		return triUnknown, false
+	}
+	var at [2]tri
+	for i, x := range rng {
+		l, r := x, v
+		if !left {
+			l, r = v, x
+		}
+		at[i] = compareOp(op, l, r, ce)
+	}
+	if at[0] != at[1] {
+		return ce.unknown("the comparison depends on the Python version (3.9 or later)"), true
+	}
+	return at[0], true
 }

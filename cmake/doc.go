@@ -94,7 +94,10 @@
 // find_package(pybind11) pybind11's, so if(TARGET Python::Module) is
 // decided. Any find_package() makes its package's result variables
 // (PREFIX_LIBRARIES, PYTHON_LIBRARY for PythonLibs, ...) unknown again.
-// project() sets PROJECT_IS_TOP_LEVEL; a subproject's option() whose
+// A comparison on the found Python's version (Python3_VERSION_MINOR and
+// the like, which the tree does not set) is decided when it holds for every
+// CPython an extension is built for today, 3.9 and later, and undecided
+// otherwise. project() sets PROJECT_IS_TOP_LEVEL; a subproject's option() whose
 // default is computed (${PYBIND11_MASTER_PROJECT}) takes it, with a Note.
 // UseSWIG's swig_add_library/swig_add_module and swig_link_libraries are
 // modelled (a Python SWIG library is an extension); file(TO_CMAKE_PATH)
