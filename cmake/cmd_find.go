@@ -61,12 +61,14 @@ func (e *evaluator) cmdFindPackage(c *ctx, cmd *Command, args []xarg) {
 			}
 		}
 		ver := e.cmakeVersion(c)
+		e.modelledNS[pkg] = true
 		for _, t := range pythonTargets {
 			if comps[t.component] && compareVersions(ver, t.since) >= 0 {
 				e.imported[pkg+"::"+t.target] = where
 			}
 		}
 	case "pybind11":
+		e.modelledNS["pybind11"] = true
 		for _, t := range pybind11Targets {
 			e.imported[t] = where
 		}

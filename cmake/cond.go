@@ -54,6 +54,11 @@ type condEnv interface {
 	hasCommand(name string) bool
 	hasTarget(name string) bool
 	root() string
+	// cmakeVersion is the CMake release the evaluation takes.
+	cmakeVersion() string
+	// modelled reports whether a modelled find_package() defined the
+	// imported targets of namespace ns (Python3 for Python3::Module).
+	modelled(ns string) bool
 }
 
 type varStatus int
@@ -388,6 +393,9 @@ func (ce *condEval) unary(op string, t ctok) tri {
 		if ce.env.hasTarget(t.s) {
 			return triTrue
 		}
+		if ns, _, ok := strings.Cut(t.s, "::"); ok && ce.env.modelled(ns) {
+			return triFalse // the modelled package's find_package() defines no such target on this CMake
+		}
 		return ce.unknown("TARGET %s is not defined in the tree (it may be imported)", t.s)
 	case "IS_ABSOLUTE":
 		return triOf(filepath.IsAbs(t.s))
@@ -400,6 +408,12 @@ func (ce *condEval) unary(op string, t ctok) tri {
 			return triOf(err == nil)
 		}
 		return triOf(err == nil && fi.IsDir())
+	}
+	if op == "POLICY" {
+		if v, ok := policyExists(t.s, ce.env.cmakeVersion()); ok {
+			return triOf(v)
+		}
+		return ce.unknown("POLICY %s: etlink does not know whether CMake %s has it", t.s, ce.env.cmakeVersion())
 	}
 	return ce.unknown("%s %s depends on the build machine", op, t.s)
 }
@@ -619,4 +633,39 @@ func (ce *condEval) pythonVersion(a ctok, op string, b ctok) (tri, bool) {
 		return ce.unknown("the comparison depends on the Python version (3.9 or later)"), true
 	}
 	return at[0], true
+}
+
+// lastPolicy is the newest policy each CMake release up to 3.25 knows
+// (cmake-policies(7)): if(POLICY CMPnnnn) is true on the releases at or
+// after the one that introduced it.
+var lastPolicy = []struct {
+	version string
+	last    int
+}{
+	{"2.8.12", 23}, {"3.0", 51}, {"3.1", 54}, {"3.2", 55}, {"3.3", 63}, {"3.4", 65}, {"3.7", 66}, {"3.8", 67},
+	{"3.9", 69}, {"3.10", 71}, {"3.11", 72}, {"3.12", 75}, {"3.13", 81}, {"3.14", 88}, {"3.15", 94}, {"3.16", 97},
+	{"3.17", 102}, {"3.18", 108}, {"3.19", 111}, {"3.20", 120}, {"3.21", 126}, {"3.22", 128}, {"3.23", 129},
+	{"3.24", 139}, {"3.25", 140},
+}
+
+// policyExists says whether CMake version knows policy CMPnnnn; ok is
+// false beyond the table (a release after 3.25 knowing a newer policy).
+func policyExists(policy, version string) (exists, ok bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(policy, "CMP"))
+	if err != nil || !strings.HasPrefix(policy, "CMP") {
+		return false, true // not a policy name: CMake says false
+	}
+	last := -1
+	for _, p := range lastPolicy {
+		if compareVersions(version, p.version) >= 0 {
+			last = p.last
+		}
+	}
+	switch {
+	case n <= last:
+		return true, true
+	case compareVersions(version, "3.26") < 0:
+		return false, true
+	}
+	return false, false
 }

@@ -96,6 +96,9 @@ type evaluator struct {
 	// imported are the imported targets the modelled find_package() calls
 	// define, with the call that defined each.
 	imported map[string]string
+	// modelledNS are the namespaces of the modelled find_package() calls
+	// made so far: every target of theirs is in imported.
+	modelledNS map[string]bool
 	// origins are, per variable and element, the set() or list() that put
 	// the element there last (LinkItem.Origin), up to maxOrigins.
 	origins map[string]map[string][]*Origin
@@ -159,6 +162,7 @@ func newEvaluator(root string, opt Options) *evaluator {
 		guarded:     map[string]bool{},
 		noted:       map[string]bool{},
 		imported:    map[string]string{},
+		modelledNS:  map[string]bool{},
 		origins:     map[string]map[string][]*Origin{},
 		unknownCmds: map[string]*unknownCmd{},
 	}

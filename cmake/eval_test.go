@@ -91,6 +91,13 @@ func TestEvaluate(t *testing.T) {
 		{"if on a -D value", "option(O \"\" OFF)\nif(O)\n  show(on)\nelse()\n  show(off)\nendif()", Options{Vars: map[string]string{"O": "ON"}}, []string{"on"}},
 		{"if AND with a false side is decided", "if(NOPE AND OFF)\n  show(1)\nendif()\nif(NOPE OR ON)\n  show(2)\nendif()", Options{}, []string{"2"}},
 		{"if TARGET", "add_library(t STATIC a.c)\nif(TARGET t)\n  show(t)\nendif()\nif(TARGET Python::Module)\n  show(maybe)\nendif()", Options{}, []string{"t", "maybe"}},
+		{"if TARGET of a modelled find_package", "find_package(Python COMPONENTS Development.Module)\nif(TARGET Python::Module)\n  show(module)\nelse()\n  show(old)\nendif()", Options{}, []string{"module"}},
+		{"if TARGET of FindPython on an old CMake", "find_package(Python COMPONENTS Development.Module)\nif(TARGET Python::Module)\n  show(module)\nelse()\n  show(old)\nendif()", Options{CMakeVersion: "3.14", CMakeVersionFixed: true}, []string{"old"}},
+		{"if on CMAKE_VERSION", "if(${CMAKE_VERSION} VERSION_LESS 3.14)\n  show(old)\nelse()\n  show(new)\nendif()", Options{}, []string{"new"}},
+		{"if POLICY by the CMake release", "if(POLICY CMP0077)\n  show(77)\nendif()\nif(POLICY CMP0150)\n  show(150)\nendif()", Options{}, []string{"77"}},
+		{"if POLICY beyond the table", "if(POLICY CMP0150)\n  show(150)\nendif()", Options{CMakeVersion: "3.30", CMakeVersionFixed: true}, []string{"150"}},
+		{"if on the found Python's version", "find_package(Python3 COMPONENTS Development)\nif(Python3_VERSION VERSION_LESS 3.8)\n  show(old)\nendif()\nif(Python3_VERSION VERSION_LESS 3.12)\n  show(maybe)\nendif()", Options{}, []string{"maybe"}},
+		{"what undecided branches leave different is undecided", "set(X ON)\nif(NOPE)\n  set(X OFF)\nendif()\nif(X)\n  show(x)\nendif()", Options{}, []string{"x"}},
 		{"if COMMAND", "function(f)\nendfunction()\nif(COMMAND f AND COMMAND target_link_libraries)\n  show(yes)\nendif()\nif(COMMAND pybind11_add_module)\n  show(maybe)\nendif()", Options{}, []string{"yes", "maybe"}},
 		// The platform is Linux, unless -D says otherwise.
 		{"if on a platform variable", "if(WIN32 OR APPLE OR NOT UNIX)\n  show(win)\nelse()\n  show(${CMAKE_SYSTEM_NAME})\nendif()", Options{}, []string{"Linux"}},

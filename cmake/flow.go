@@ -22,6 +22,10 @@ func (cc condCtx) hasTarget(name string) bool {
 
 func (cc condCtx) root() string { return cc.e.absRoot }
 
+func (cc condCtx) cmakeVersion() string { return cc.e.cmakeVersion(cc.c) }
+
+func (cc condCtx) modelled(ns string) bool { return cc.e.modelledNS[ns] }
+
 func (cc condCtx) hasCommand(name string) bool {
 	name = strings.ToLower(name)
 	return cc.e.funcs[name] != nil || knownCommands[name]
