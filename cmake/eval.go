@@ -202,6 +202,7 @@ func (e *evaluator) run(entry string) {
 	e.dirsSeen[e.absRoot] = true
 	c := &ctx{sc: sc, dir: &dirState{src: e.absRoot}, loopBase: -1}
 	e.runFile(c, entry)
+	e.p.CMakeVersion = e.cmakeVersion(c)
 	e.finish()
 }
 

@@ -9,6 +9,9 @@ import (
 type Project struct {
 	// Root is the directory given to Load.
 	Root string
+	// CMakeVersion is the CMake release the evaluation took (Options,
+	// raised to the project's cmake_minimum_required).
+	CMakeVersion string
 	// Files are the list files read, each once, in the order first read;
 	// one with a syntax error holds the commands before the error and is
 	// not evaluated.

@@ -102,6 +102,10 @@ func checkCMakeEmbed(r *Rule, ctx *Context) []finding.Finding {
 			continue
 		}
 		mine := oncePerCause(append(embedFindings(r, ctx.CMake, t), usageEmbeds(r, ctx.CMake, t)...))
+		for k := range mine {
+			mine[k].Evidence = append(mine[k].Evidence, finding.Step{Text: fmt.Sprintf(
+				"read as CMake %s reads it: its CMAKE_VERSION, policies and FindPython targets decide the if()s around it", ctx.CMake.CMakeVersion)})
+		}
 		f, ok := model[t.Name]
 		switch {
 		case !ok && len(model) > 0:
