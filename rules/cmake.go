@@ -597,14 +597,13 @@ var ET204 = &Rule{
 		Summary:  "part of the project's CMake was not read, or decided on a guess: a command no file read defines, a file outside the tree or absent, an evaluation bound, a condition on a value etlink took without knowing it",
 		Why: `etlink reads CMake without running it, and judges only what it reads. A command
 defined in a module or package configuration it did not read may link libpython into a
-target (a project's own add_python_module() helper kept in ../cmake); a file included
-from outside the linted directory, a subdirectory the checkout lacks (a submodule not
-cloned) and an evaluation bound reached on a hostile tree hide what they hold, and a
-condition decided on a guess (if(${S}) where S holds a word etlink takes for an unset
-variable) may skip what a build reads. A lint
-that passed over them in silence would say "no findings" of code it never saw. One note
-per command name (with its count of calls), per file and per bound; CMake's own commands
-are never notes.`,
+target (a project's own add_python_module() helper kept outside the repository); a file
+outside it, a subdirectory the checkout lacks (a submodule not cloned), a command on a
+target etlink does not know and an evaluation bound reached on a hostile tree hide what
+they hold, and a condition decided on a guess (if(${S}) where S holds a word etlink takes
+for an unset variable) may skip what a build reads. A lint that passed over them in
+silence would say "no findings" of code it never saw. One note per command name (with
+its count of calls), per file and per bound; CMake's own commands are never notes.`,
 		Fix: `Lint the directory that holds the whole project (the repository root), so that the
 files it includes are read; check out the submodules it adds. A command from a package
 etlink does not model stays a note: check what it links by hand, or lint a configured
