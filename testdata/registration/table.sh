@@ -26,7 +26,9 @@ frameworks="gtest benchmark protobuf embedded capi gflags absl llvm nothing"
   echo "nothing, \`twice\` failed or listed a registration twice, \`-\` registers nothing)"
   echo "and etlink's finding on that program with no configuration (\`·\` none, else rule"
   echo "and severity). A cell is right when a lost unit has ET101/ET102 at error, a"
-  echo "double ET104, and nothing else has an error or a warning."
+  echo "double ET104, and nothing else has an error or a warning. In the split-registry"
+  echo "rows, \`split\` is a run that lists none of the library's tests (they went into its own"
+  echo "registry copy): right when ET103 is an error there, and at most a note where \`ok\`."
   echo
 } >"$out"
 for opt in -O0 -O2; do
@@ -55,6 +57,20 @@ for opt in -O0 -O2; do
       done
       echo "$row" >>"$out"
     done
+  done
+  # The split registries: a library with its own copy of GoogleTest; the
+  # run lists its tests (one registry) or not (a second one).
+  for vis in interposed hidden; do
+    row="| gtest | split-$vis |"
+    for linker in bfd gold lld mold; do
+      prog="gtest-split-$vis-$linker"
+      listed=$(timeout 30 "$dir/bin/$prog" 2>/dev/null || true)
+      run=ok
+      [ -z "$listed" ] && run=split
+      verdict=$(jq -r --arg p "$prog" '[.findings[] | select(.subject.target == $p) | "\(.rule) \(.severity)"] | unique | join(", ")' "$dir/findings.json")
+      row="$row $run: ${verdict:-·} |"
+    done
+    echo "$row" >>"$out"
   done
   echo >>"$out"
 done
