@@ -177,9 +177,11 @@ func head(list []string) []string {
 // TestCheckRelativeInstallTree: a cmake --install tree with a versioned
 // library (DT_NEEDED names the SONAME symlink, libfoo.so.1 -> libfoo.so.1.5.0)
 // and a module finding it through $ORIGIN, checked by a relative path as a
-// user types it. The loader (ldd) finds the tree's library; etlink must
-// say the same whatever the path's spelling (it said "from the system",
-// ET401 and a platform verdict against it for the relative one).
+// user types it, and in every other spelling (./, .., absolute, a
+// symlink), by check and conflicts. The loader (ldd) finds the tree's
+// library; etlink must say the same whatever the spelling (it said "from
+// the system", ET401 and a platform verdict against it for the relative
+// one).
 func TestCheckRelativeInstallTree(t *testing.T) {
 	testenv.NeedTools(t, "gcc", "ldd")
 	dir := t.TempDir()
@@ -213,15 +215,22 @@ func TestCheckRelativeInstallTree(t *testing.T) {
 	if err != nil || !strings.Contains(string(ldd), "libfoo.so.1 => "+stage+"/") {
 		t.Fatalf("ldd does not find the tree's libfoo.so.1: %v\n%s", err, ldd)
 	}
+	if err := os.Symlink("out/stage", filepath.Join(dir, "staged")); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(dir)
-	for _, path := range []string{"out/stage", stage} {
-		_, out, errs := runCLI(t, "check", path, "--format", "json", "--fail-on", "none")
-		var got []string
-		for _, f := range decodeReport(t, out).Findings {
-			got = append(got, f.Rule+" "+f.Severity.String())
-		}
-		if len(got) != 0 {
-			t.Errorf("check %s: %v; the loader finds every library in the tree (stderr %s)", path, got, errs)
+	// Every spelling of the same tree: relative, ./, .., absolute, through
+	// a symlink.
+	for _, path := range []string{"out/stage", "./out/stage", "out/../out/stage", stage, "staged"} {
+		for _, command := range []string{"check", "conflicts"} {
+			_, out, errs := runCLI(t, command, path, "--format", "json", "--fail-on", "none")
+			var got []string
+			for _, f := range decodeReport(t, out).Findings {
+				got = append(got, f.Rule+" "+f.Severity.String())
+			}
+			if len(got) != 0 {
+				t.Errorf("%s %s: %v; the loader finds every library in the tree (stderr %s)", command, path, got, errs)
+			}
 		}
 		_, text, _ := runCLI(t, "check", path, "--fail-on", "none")
 		if strings.Contains(text, "from the system") {
