@@ -136,10 +136,8 @@ type handoffWalk struct {
 	receiver bool
 	// internal records the handoffs to the object's own named functions
 	// (Handoff.Internal): set for a linked object, where the object is more
-	// than the unit; internalCall marks the call being recorded.
-	internal, internalCall bool
-	// guardNow is the guard of the frame whose handoffs are being recorded.
-	guardNow string
+	// than the unit.
+	internal bool
 	// initDepth is 1 while the walk is in the unit's static-construction
 	// function (staticInit), where Internal handoffs are recorded too.
 	initDepth int
@@ -577,8 +575,7 @@ func (w *handoffWalk) store(f *frame, pc uint64, inst x86asm.Inst, m x86asm.Mem,
 	if m.Base == x86asm.RIP || m.Base == 0 && m.Index == 0 {
 		r, got, ok := w.env.memRef(pc, inst)
 		if ok && !got && (!r.owned || w.receiver) {
-			w.guardNow = f.guard
-			w.hand(r.name, -1, v, false)
+			w.hand(f, r.name, -1, v, false, false)
 		}
 		if ok && !got && r.owned {
 			w.written[w.intern(r)] = true
@@ -603,7 +600,7 @@ func (w *handoffWalk) store(f *frame, pc uint64, inst x86asm.Inst, m x86asm.Mem,
 		w.written[base.ref] = true
 		f.setGuard(w.refs[base.ref-1])
 		if r := w.refs[base.ref-1]; !r.owned || w.receiver && r.name != Receiver {
-			w.hand(r.name, -1, v, false) // through the GOT into an object defined elsewhere, or static storage
+			w.hand(f, r.name, -1, v, false, false) // through the GOT into an object defined elsewhere, or static storage
 		}
 	case base.id != 0:
 		refs, _ := w.owned(v)
@@ -638,12 +635,14 @@ func (w *handoffWalk) handedOn() bool {
 	return false
 }
 
-// hand records a handoff of v to callee at arg.
-func (w *handoffWalk) hand(callee string, arg int, v hval, dereferenced bool) {
+// hand records a handoff of v to callee at arg, made in frame f (after
+// f.guard, a guarded initialization's), internal for a call the static
+// linker bound to the object's own function.
+func (w *handoffWalk) hand(f *frame, callee string, arg int, v hval, dereferenced, internal bool) {
 	refs, indirect := w.owned(v)
 	for _, ri := range refs {
 		r := w.refs[ri-1]
-		h := Handoff{Callee: callee, Arg: arg, Symbol: r.name, Kind: r.kind, Indirect: indirect, Dereferenced: dereferenced, Internal: w.internalCall, Guard: w.guardNow}
+		h := Handoff{Callee: callee, Arg: arg, Symbol: r.name, Kind: r.kind, Indirect: indirect, Dereferenced: dereferenced, Internal: internal, Guard: f.guard}
 		if !w.seen[h] {
 			w.seen[h] = true
 			w.out = append(w.out, h)
@@ -679,14 +678,12 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 	case ok && r.owned && r.fn != 0 && w.receiver:
 		receiver := args[0]
 		args[0] = hval{} // what a method run on the object does is followed, not counted
-		w.handArgs(f, r.name, args)
+		w.handArgs(f, r.name, args, false)
 		args[0] = receiver
 		ret = w.walk(r.fn, args, depth+1)
-	case ok && r.owned && r.fn != 0 && (!r.interposable || !w.handArgs(f, r.name, args)):
+	case ok && r.owned && r.fn != 0 && (!r.interposable || !w.handArgs(f, r.name, args, false)):
 		if w.internal && w.unitLevel(depth) && !r.interposable && !strings.HasPrefix(r.name, "0x") {
-			w.internalCall = true
-			w.handArgs(f, r.name, args)
-			w.internalCall = false
+			w.handArgs(f, r.name, args, true)
 		}
 		if depth == 0 && staticInit(r.name) {
 			w.initDepth = 1
@@ -696,7 +693,7 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 			w.initDepth = 0
 		}
 	case ok && !r.owned:
-		w.handArgs(f, r.name, args)
+		w.handArgs(f, r.name, args, false)
 	}
 	f.pushes, f.outgoing = f.pushes[:0], f.outgoing[:0]
 	for _, reg := range []int{rAX, rCX, rDX, rSI, rDI, r8, r9, r10, r11} {
@@ -709,13 +706,13 @@ func (w *handoffWalk) call(f *frame, pc uint64, inst x86asm.Inst, depth int) {
 }
 
 // handArgs records what a call to callee hands over in its register and
-// stack arguments, and reports whether it handed anything.
-func (w *handoffWalk) handArgs(f *frame, callee string, args [6]hval) bool {
+// stack arguments (internal: see hand), and reports whether it handed
+// anything.
+func (w *handoffWalk) handArgs(f *frame, callee string, args [6]hval, internal bool) bool {
 	n0 := len(w.out)
-	w.guardNow = f.guard
 	first, _ := w.owned(args[0])
 	for i, v := range args {
-		w.hand(callee, i, v, f.based[argRegs[i]])
+		w.hand(f, callee, i, v, f.based[argRegs[i]], internal)
 	}
 	if len(first) > 0 {
 		for k := n0; k < len(w.out); k++ {
@@ -732,12 +729,12 @@ func (w *handoffWalk) handArgs(f *frame, callee string, args [6]hval) bool {
 	// the stack pointer since the last call.
 	n := len(args)
 	for i := len(f.pushes) - 1; i >= 0; i-- {
-		w.hand(callee, n, f.pushes[i], false)
+		w.hand(f, callee, n, f.pushes[i], false, internal)
 		n++
 	}
 	for _, off := range f.outgoing {
 		if off >= 0 && off < 128 {
-			w.hand(callee, len(args)+int(off/8), f.slots[slotKey{rSP, off}], false)
+			w.hand(f, callee, len(args)+int(off/8), f.slots[slotKey{rSP, off}], false, internal)
 		}
 	}
 	return len(w.out) > n0
