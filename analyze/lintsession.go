@@ -162,7 +162,7 @@ func classifyLintPath(p string) (source, build string) {
 		}
 		return "", ""
 	}
-	if home := cacheValue(filepath.Join(abs, "CMakeCache.txt"), "CMAKE_HOME_DIRECTORY"); home != "" {
+	if home := cacheValues(filepath.Join(abs, "CMakeCache.txt"), "CMAKE_HOME_DIRECTORY")["CMAKE_HOME_DIRECTORY"]; home != "" {
 		return home, abs
 	}
 	if _, err := os.Stat(filepath.Join(abs, "CMakeLists.txt")); err == nil {
@@ -174,7 +174,8 @@ func classifyLintPath(p string) (source, build string) {
 // cacheVersion is the CMake release that wrote a build directory's cache.
 func cacheVersion(build string) string {
 	file := filepath.Join(build, "CMakeCache.txt")
-	major, minor, patch := cacheValue(file, "CMAKE_CACHE_MAJOR_VERSION"), cacheValue(file, "CMAKE_CACHE_MINOR_VERSION"), cacheValue(file, "CMAKE_CACHE_PATCH_VERSION")
+	v := cacheValues(file, "CMAKE_CACHE_MAJOR_VERSION", "CMAKE_CACHE_MINOR_VERSION", "CMAKE_CACHE_PATCH_VERSION")
+	major, minor, patch := v["CMAKE_CACHE_MAJOR_VERSION"], v["CMAKE_CACHE_MINOR_VERSION"], v["CMAKE_CACHE_PATCH_VERSION"]
 	if major == "" || minor == "" {
 		return ""
 	}
@@ -203,18 +204,23 @@ func versionOrigin(flag, cache string) string {
 	return "etlink's default; --cmake-version sets another"
 }
 
-// cacheValue reads one entry of a CMakeCache.txt (NAME:TYPE=VALUE).
-func cacheValue(file, name string) string {
+// cacheValues reads entries of a CMakeCache.txt (NAME:TYPE=VALUE), in one
+// pass; a name the cache lacks maps to "".
+func cacheValues(file string, names ...string) map[string]string {
+	out := map[string]string{}
 	f, _, err := datafile.Open(file)
 	if err != nil {
-		return ""
+		return out
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok && strings.HasPrefix(k, name+":") {
-			return v
+	for sc.Scan() && len(out) < len(names) {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if name, _, typed := strings.Cut(k, ":"); ok && typed && slices.Contains(names, name) {
+			if _, seen := out[name]; !seen {
+				out[name] = v
+			}
 		}
 	}
-	return ""
+	return out
 }
