@@ -38,6 +38,10 @@ type Copy struct {
 	Object        *elfobj.Object
 	Input         *linkline.Input
 	Registrations []Registration
+	// Built is, for a library whose initializers are unnamed (stripped),
+	// the object or archive member its own link put in it that carries
+	// the unit (Input is that link's argument).
+	Built *Copy
 }
 
 // unitKey identifies a registering translation unit across objects: its
@@ -105,7 +109,7 @@ func (r *Retention) processCopies(f *LinkFacts) (units, libs []Copy) {
 	}
 	for _, o := range f.LoadSet {
 		if o != f.Output {
-			libs = append(libs, byInitializer(o, nil, r.Patterns.Registrations(o, f.callees))...)
+			libs = append(libs, r.libraryCopies(o, r.Patterns.Registrations(o, f.callees))...)
 		}
 	}
 	return units, libs

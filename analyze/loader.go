@@ -189,6 +189,7 @@ type Resolution struct {
 	Object *elfobj.Object // nil when not found
 	Via    Via
 	Dir    string   // the search directory that held it, as written (before $ORIGIN expansion)
+	Path   string   // where it was found, as ld.so names it (the object is read once per real file)
 	Tried  []string // candidate paths, in order, when not found
 }
 
@@ -221,7 +222,7 @@ func (l *Loader) resolve(needer *elfobj.Object, chain []*elfobj.Object, name str
 	if strings.Contains(name, "/") {
 		p := expand(name, needer)
 		if o := l.candidate(p, needer); o != nil {
-			res.Object, res.Via = o, ViaPath
+			res.Object, res.Via, res.Path = o, ViaPath, p
 		} else {
 			res.Tried = append(res.Tried, p)
 		}
@@ -239,7 +240,7 @@ func (l *Loader) resolve(needer *elfobj.Object, chain []*elfobj.Object, name str
 				continue
 			}
 			if o := l.candidate(p, needer); o != nil {
-				res.Object, res.Via, res.Dir = o, via, d
+				res.Object, res.Via, res.Dir, res.Path = o, via, d, p
 				return true
 			}
 			res.Tried = append(res.Tried, p)
@@ -262,7 +263,7 @@ func (l *Loader) resolve(needer *elfobj.Object, chain []*elfobj.Object, name str
 	if l.Cache != nil {
 		if p, ok := l.Cache.Lookup(name, needer.Machine, needer.Class); ok {
 			if o := l.candidate(p, needer); o != nil {
-				res.Object, res.Via, res.Dir = o, ViaCache, filepath.Dir(p)
+				res.Object, res.Via, res.Dir, res.Path = o, ViaCache, filepath.Dir(p), p
 				return res
 			}
 			res.Tried = append(res.Tried, p)

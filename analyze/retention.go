@@ -94,6 +94,10 @@ type LibraryFate struct {
 	// Into is the object whose registration function the initializer's
 	// call binds to in the output's process: the registry copy it fills.
 	Into *elfobj.Object
+	// LoadedBy is, for a library left out of the output's DT_NEEDED, a
+	// library of the output's closure whose own DT_NEEDED loads it: its
+	// initializer runs all the same (throughOthers).
+	LoadedBy *elfobj.Object
 }
 
 // MemberFate says whether a registering archive member is extracted.
@@ -124,6 +128,7 @@ type Retention struct {
 	mu       sync.Mutex
 	cache    map[string]readResult
 	code     *codeCache
+	produced producers
 }
 
 type readResult struct {
@@ -192,6 +197,7 @@ func (r *Retention) Analyze(link *linkline.Link, m *linkmap.Map) *LinkFacts {
 	if f.Output != nil {
 		r.load(f)
 	}
+	r.throughOthers(f)
 	r.registries(f)
 	defer r.guardCarriers(f)
 	if f.process != nil {
@@ -208,6 +214,40 @@ func (r *Retention) load(f *LinkFacts) {
 	r.Loader.Add(f.Output)
 	f.process = NewProcess(r.Loader)
 	f.LoadSet = f.process.Dlopen(f.Output, f.Output.Type == elf.ET_EXEC || !IsExtension(f.Output))
+}
+
+// throughOthers records, for each registering library the link leaves out
+// of DT_NEEDED, the library of the output's closure (observed, else the
+// closure of the libraries predicted kept) whose DT_NEEDED loads it anyway:
+// ExecuTorch's executor_runner drops libexecutorch.so under --as-needed and
+// loads it through the XNNPACK backend, and its initializer runs.
+func (r *Retention) throughOthers(f *LinkFacts) {
+	dropped := map[string]*LibraryFate{}
+	for i := range f.Libraries {
+		if lf := &f.Libraries[i]; !lf.Kept {
+			dropped[realPath(lf.Object.Path)] = lf
+		}
+	}
+	if len(dropped) == 0 {
+		return
+	}
+	p := f.process
+	if p == nil {
+		p = NewProcess(r.Loader)
+		for _, o := range f.LoadSet {
+			p.Dlopen(o, false)
+		}
+	}
+	for _, from := range p.Order {
+		for _, d := range p.Deps[from] {
+			if d.Object == nil || d.Object == from {
+				continue
+			}
+			if lf := dropped[realPath(d.Object.Path)]; lf != nil && lf.LoadedBy == nil {
+				lf.LoadedBy = from
+			}
+		}
+	}
 }
 
 // registries records which registry copy each kept registration fills.
@@ -329,8 +369,10 @@ func (f *LinkFacts) ProjectBuilt(in linkline.Input) bool {
 	if !strings.HasPrefix(in.Arg, "-l") && !filepath.IsAbs(in.Arg) {
 		return true
 	}
-	dir := filepath.Clean(f.Link.Dir)
-	p := abs(f.Link.Dir, in.Path)
+	// Compared as real files: the build directory given through a symlink
+	// while CMake wrote its real path into -L and absolute arguments.
+	dir := realPath(f.Link.Dir)
+	p := realPath(abs(f.Link.Dir, in.Path))
 	return filepath.IsAbs(dir) && dir != "/" && strings.HasPrefix(p, dir+"/")
 }
 
@@ -501,7 +543,7 @@ func (s *linkSim) run() {
 			}
 		}
 	}
-	for _, li := range shared {
+	for _, li := range onePerFile(shared, s.kept) {
 		s.record(li)
 		if _, ok := s.kept[li.objs[0]]; ok {
 			s.f.LoadSet = append(s.f.LoadSet, li.objs[0])
@@ -687,6 +729,29 @@ func (s *linkSim) decide(li loadedInput) bool {
 		s.define(o)
 	}
 	return true
+}
+
+// onePerFile keeps one occurrence of each shared library file the line
+// names, however it is spelled (ExecuTorch names a backend by its absolute
+// path inside a --no-as-needed option and again plainly): the one that kept
+// it, else the first. The linker records a library once.
+func onePerFile(shared []loadedInput, kept map[*elfobj.Object][]Ref) []loadedInput {
+	var out []loadedInput
+	at := map[string]int{}
+	for _, li := range shared {
+		_, k := kept[li.objs[0]]
+		key := realPath(li.objs[0].Path)
+		i, seen := at[key]
+		if !seen {
+			at[key] = len(out)
+			out = append(out, li)
+			continue
+		}
+		if _, firstKept := kept[out[i].objs[0]]; k && !firstKept {
+			out[i] = li
+		}
+	}
+	return out
 }
 
 // record notes a registering shared library's predicted fate.

@@ -538,6 +538,7 @@ func OpenLinks(paths []string, opt linkline.Options, patterns *Patterns, log Log
 	}
 	engine := NewRetention(patterns, NewLoader(LoadCache("", log), nil))
 	defer engine.Close()
+	engine.Produces(in.Links)
 	var facts []*LinkFacts
 	unbuilt, unread := 0, 0
 	for _, l := range in.Links {

@@ -36,7 +36,10 @@ and mold from all references. bfd also keeps a library that another kept shared 
 references; gold, lld and mold do not, so a backend reached only through another library
 is dropped by them and kept by bfd. An anchor given with -u / --undefined is no
 object's reference: only mold keeps a library for it (every linker extracts an
-archive member for it).`,
+archive member for it). A library left out of DT_NEEDED that another loaded library
+lists in its own (ExecuTorch's executor_runner drops libexecutorch.so, its XNNPACK
+backend loads it) is loaded all the same and its initializer runs: no finding, and why
+names the library that loads it.`,
 		Fix: `Keep the library whatever it is referenced by: wrap it in
 -Wl,--push-state,--no-as-needed ... -Wl,--pop-state, which bfd, gold, lld and mold all
 accept. In CMake: target_link_libraries(t PRIVATE "-Wl,--push-state,--no-as-needed" lib
@@ -135,7 +138,9 @@ that rejects duplicates aborts before main: ExecuTorch's register_kernels ("alre
 registered"), gflags ("defined more than once"), protobuf's generated pool ("File already
 exists in database"), LLVM's cl::opt ("registered more than once"); others list everything
 twice. etlink recognises the unit by its initializer's name and what it registers, and
-decides with the process model that both calls reach one copy. When every copy hands the
+decides with the process model that both calls reach one copy. A stripped library's
+initializers have no names (ExecuTorch's Release flags link with -s): when the session
+read the link that made the library, its units are the ones that link puts in it. When every copy hands the
 registry the same object (a global the loader binds to one definition), whether the
 second registration is harmless depends on the registry: a note says so.`,
 		Fix: `Link the registering code once per process: use the shared library and drop the
@@ -184,6 +189,15 @@ func checkDoubleRegistrations(r *Rule, ctx *Context) []finding.Finding {
 					}
 				} else {
 					fd.Evidence = append(fd.Evidence, finding.Step{Text: fmt.Sprintf("%s is loaded with %s (its DT_NEEDED closure) and carries the unit too", c.Object.Path, f.Link.Output), File: c.Object.Path})
+					if b := c.Built; b != nil {
+						st := finding.Step{Text: fmt.Sprintf("%s's initializers are unnamed (stripped): its own link puts %s in it (predicted from that link's line)", filepath.Base(c.Object.Path), copyName(*b)), File: c.Object.Path}
+						if l := b.Input.Source; l.CMakeFile != "" {
+							st.Text += fmt.Sprintf("; added by %s:%d %s", l.CMakeFile, l.CMakeLine, l.CMakeCommand)
+						} else if l.File != "" {
+							st.File, st.Line = l.File, l.Line
+						}
+						fd.Evidence = append(fd.Evidence, st)
+					}
 				}
 				fd.Evidence = append(fd.Evidence, registrationSteps(c.Registrations[:1])...)
 			}
@@ -336,7 +350,7 @@ func checkDroppedLibraries(r *Rule, ctx *Context) []finding.Finding {
 			}
 			// Dropped where the model saw no --as-needed: the output is
 			// the fact (a driver's default etlink did not ask).
-			if lf.Kept || !lf.Input.State.AsNeeded && !lf.Observed {
+			if lf.Kept || lf.LoadedBy != nil || !lf.Input.State.AsNeeded && !lf.Observed {
 				continue
 			}
 			consumer := consumerName(f)

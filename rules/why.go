@@ -15,14 +15,16 @@ import (
 // Chain is `etlink why`'s answer for one library or archive member in one
 // consumer: the steps from the link line to the registry, and a verdict.
 type Chain struct {
-	Consumer string         `json:"consumer"`
-	Subject  string         `json:"subject"`
-	Kind     string         `json:"kind"` // "shared library", "archive member", "input"
-	Kept     bool           `json:"kept"`
-	Observed bool           `json:"observed"`
-	Steps    []finding.Step `json:"steps"`
-	Verdict  string         `json:"verdict"`
-	Fix      string         `json:"fix,omitempty"`
+	Consumer string `json:"consumer"`
+	Subject  string `json:"subject"`
+	Kind     string `json:"kind"` // "shared library", "archive member", "input"
+	Kept     bool   `json:"kept"`
+	Observed bool   `json:"observed"`
+	// Twice is set when the unit also registers from another copy (ET104).
+	Twice   bool           `json:"twice,omitempty"`
+	Steps   []finding.Step `json:"steps"`
+	Verdict string         `json:"verdict"`
+	Fix     string         `json:"fix,omitempty"`
 }
 
 // Why explains what happened to every library, archive member or
@@ -40,7 +42,11 @@ func Why(facts []*analyze.LinkFacts, name, in string, cfg *Config) []Chain {
 		for _, lf := range f.Libraries {
 			if matchesLib(lf, name) {
 				out = append(out, libraryChain(f, lf, cfg))
-				explained[lf.Input.Index] = true
+				for _, x := range f.Link.Inputs {
+					if x.Index == lf.Input.Index || x.Kind == linkline.KindShared && namesFile(f, x, lf.Object.Path) {
+						explained[x.Index] = true // one file, however spelled: one answer
+					}
+				}
 			}
 		}
 		for _, mf := range f.Members {
@@ -104,13 +110,48 @@ func namesFile(f *analyze.LinkFacts, x linkline.Input, path string) bool {
 	return errA == nil && errB == nil && a == b
 }
 
-// againSteps name the other arguments of the link that name the same
-// archive: one file, one fate for each member.
-func againSteps(f *analyze.LinkFacts, mf analyze.MemberFate) []finding.Step {
+// doubleSteps say that o's registering unit runs in another object of the
+// process too (ET104).
+func doubleSteps(f *analyze.LinkFacts, o *elfobj.Object) []finding.Step {
+	var steps []finding.Step
+	for _, d := range f.Doubles {
+		var others []string
+		mine := false
+		for _, c := range d.Copies {
+			if c.Object == o {
+				mine = true
+			} else {
+				others = append(others, copyName(c))
+			}
+		}
+		if mine {
+			steps = append(steps, finding.Step{Text: fmt.Sprintf("%s runs in %s too, and both register into %s's %s: registered twice (ET104)",
+				d.Initializer, strings.Join(others, " and "), filepath.Base(d.Registry.Path), analyze.QualifiedName(demangle.Name(d.Call))), Symbol: d.Initializer})
+		}
+	}
+	return steps
+}
+
+// twiceVerdict adds to a chain's verdict that its unit registers twice.
+func twiceVerdict(c Chain, twice []finding.Step) Chain {
+	if len(twice) > 0 {
+		c.Twice = true
+		c.Verdict += ", and again from another copy: registered twice (ET104)"
+	}
+	return c
+}
+
+// againSteps name the other arguments of the link that name the same file
+// as argument idx (an archive, or a library): one file, one fate.
+func againSteps(f *analyze.LinkFacts, idx int, kind linkline.Kind, path string) []finding.Step {
+	what := "archive again: one file, each member extracted at most once"
+	if kind == linkline.KindShared {
+		what = "library again: one file, recorded in DT_NEEDED at most once"
+	}
 	var steps []finding.Step
 	for _, x := range f.Link.Inputs {
-		if x.Index != mf.Input.Index && x.Kind == linkline.KindArchive && namesFile(f, x, mf.Object.Archive) {
-			steps = append(steps, finding.Step{Text: fmt.Sprintf("argument %d `%s` names the same archive again: one file, each member extracted at most once", x.Index, x.Arg)})
+		if x.Index != idx && x.Kind == kind && namesFile(f, x, path) {
+			steps = append(steps, finding.Step{Text: fmt.Sprintf("argument %d `%s` names the same %s", x.Index, x.Arg, what)})
 		}
 	}
 	return steps
@@ -129,6 +170,7 @@ func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Cha
 	default:
 		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("nothing the link loads references %s (%d exported symbols)", lib, lf.Object.Exports())})
 	}
+	c.Steps = append(c.Steps, againSteps(f, lf.Input.Index, linkline.KindShared, lf.Object.Path)...)
 	c.Steps = append(c.Steps, mapStepLib(f, lf))
 	c.Steps = append(c.Steps, outputStep(f, lf))
 	if lf.Observed && lf.Predicted != lf.Kept {
@@ -136,16 +178,24 @@ func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Cha
 	}
 	c.Steps = append(c.Steps, registrationSteps(lf.Registrations)...)
 	c.Steps = append(c.Steps, undecidedSteps(lf.Undecided)...)
-	if lf.Kept && len(lf.Registrations) > 0 {
+	twice := doubleSteps(f, lf.Object)
+	c.Steps = append(c.Steps, twice...)
+	switch {
+	case lf.Kept && len(lf.Registrations) > 0:
 		c.Steps = append(c.Steps, registryStep(lf.Object, lf.Registrations[0].Call, lf.Into))
 		c.Verdict = fmt.Sprintf("kept: %s is loaded with %s and its initializer registers", lib, c.Consumer)
-	} else {
+	case lf.LoadedBy != nil:
+		by := filepath.Base(lf.LoadedBy.Path)
+		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s lists it in its own DT_NEEDED, and %s loads %s", by, c.Consumer, by), File: lf.LoadedBy.Path})
+		c.Kept = true
+		c.Verdict = fmt.Sprintf("loaded: %s is not in %s's DT_NEEDED, but %s loads it, so its initializer runs", lib, c.Consumer, by)
+	default:
 		c.Verdict = fmt.Sprintf("dropped: %s is not loaded with %s, its initializer never runs, and what it registers is missing at run time", lib, c.Consumer)
 		if lf.Input.State.AsNeeded {
 			c.Fix = asNeededFix(cfg, f, lf)
 		}
 	}
-	return c
+	return twiceVerdict(c, twice)
 }
 
 func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain {
@@ -161,13 +211,15 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 	default:
 		c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s defines no symbol that anything the link loads leaves undefined", mf.Object.Member)})
 	}
-	c.Steps = append(c.Steps, againSteps(f, mf)...)
+	c.Steps = append(c.Steps, againSteps(f, mf.Input.Index, linkline.KindArchive, mf.Object.Archive)...)
 	if mf.Observed && mf.Predicted != mf.Extracted {
 		c.Steps = append(c.Steps, modelStep(f))
 	}
 	c.Steps = append(c.Steps, memberOutputStep(f, mf))
 	c.Steps = append(c.Steps, registrationSteps(mf.Registrations)...)
 	c.Steps = append(c.Steps, undecidedSteps(mf.Undecided)...)
+	twice := doubleSteps(f, mf.Object)
+	c.Steps = append(c.Steps, twice...)
 	switch {
 	case mf.Extracted && len(mf.Registrations) > 0:
 		c.Steps = append(c.Steps, registryStep(mf.Object, mf.Registrations[0].Call, mf.Into))
@@ -185,7 +237,7 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 		c.Verdict = fmt.Sprintf("dropped: %s is not linked into %s, its initializer is not in the output, and what it registers is missing at run time", name, c.Consumer)
 		c.Fix = wholeArchiveFix(cfg, f, mf)
 	}
-	return c
+	return twiceVerdict(c, twice)
 }
 
 // undecidedSteps says why etlink could not decide whether a unit registers.

@@ -157,10 +157,13 @@ func resolvedTree(l *analyze.Loader, root *elfobj.Object) *treeNode {
 				out = append(out, n)
 				continue
 			}
-			n.Path = res.Object.Path
 			if res.Via == analyze.ViaLoaded {
-				first := found[res.Object]
-				n.Via, n.Dir = string(first.Via), first.Dir
+				res = found[res.Object]
+				n.Via, n.Dir = string(res.Via), res.Dir
+			}
+			n.Path = res.Path // the name ld.so found it by, not the first spelling read
+			if n.Path == "" {
+				n.Path = res.Object.Path
 			}
 			if shown[res.Object] {
 				n.Repeat = true
