@@ -26,7 +26,7 @@ func demoBuild(t *testing.T, order string) *Build {
 		t.Fatal(err)
 	}
 	l := NewLoader(nil, append(append([]*elfobj.Object(nil), wheelObjs...), torchObjs...))
-	return NewBuild(l, nil, NewSide("wheel", wheelObjs), NewSide("torch", torchObjs, TorchGlobalDeps), steps)
+	return NewBuild(l, nil, NewSide("wheel", wheelObjs, PythonPlan{}), NewSide("torch", torchObjs, PythonPlan{}), steps)
 }
 
 func byBase(objs []*elfobj.Object, base string) *elfobj.Object {
@@ -159,7 +159,7 @@ func TestConflictNamesKeepTheAnswer(t *testing.T) {
 		steps, _ := ParseLoadOrder(order)
 		l := NewLoader(nil, append(append([]*elfobj.Object(nil), wheelObjs...), torchObjs...))
 		l.Read = only
-		part := NewBuild(l, nil, NewSide("wheel", wheelObjs), NewSide("torch", torchObjs, TorchGlobalDeps), steps)
+		part := NewBuild(l, nil, NewSide("wheel", wheelObjs, PythonPlan{}), NewSide("torch", torchObjs, PythonPlan{}), steps)
 		want, got := describeConflicts(full.Conflicts(nil)), describeConflicts(part.Conflicts(nil))
 		if len(want) == 0 {
 			t.Fatal("the demo corpus has no conflicts")

@@ -27,6 +27,11 @@ type Side struct {
 	Inputs []*elfobj.Object
 	// Roots are what Python dlopens for this side, in order.
 	Roots []Root
+	// Alternatives are roots the package's Python opens only on a branch
+	// its default import does not take; Undecided what that reading could
+	// not follow (PythonPlan).
+	Alternatives []Root
+	Undecided    []string
 	// Closure is Inputs plus every object their DT_NEEDED entries reach,
 	// breadth first, each once.
 	Closure []*elfobj.Object
@@ -43,6 +48,12 @@ type Side struct {
 type Root struct {
 	Object *elfobj.Object
 	Global bool // RTLD_GLOBAL
+	// Name is a library the package's code opens by name, for the loader
+	// to search (Object nil until NewBuild resolves it).
+	Name string
+	// Why says where the package's Python opens it (PythonPlan), "" for
+	// a root etlink adds; Cond the branch it needs ("" by default).
+	Why, Cond string
 }
 
 // Has reports whether o belongs to the side's closure.
@@ -78,20 +89,13 @@ func IsExtension(o *elfobj.Object) bool {
 	return false
 }
 
-// NewSide makes a side from its inputs. Roots are the extension modules
+// NewSide makes a side from its inputs. Roots are what the packages' own
+// Python opens, in its order and mode (plan), then the extension modules
 // (imported as Python does, RTLD_LOCAL) followed by the shared libraries no
 // extension reaches, which something must dlopen for them to matter.
-// globalFirst names libraries the side's package opens RTLD_GLOBAL before its
-// extensions (torch's lib/libtorch_global_deps.so).
-func NewSide(name string, inputs []*elfobj.Object, globalFirst ...string) *Side {
-	s := &Side{Name: name, Inputs: inputs}
-	for _, g := range globalFirst {
-		for _, o := range inputs {
-			if o.Type == elf.ET_DYN && strings.HasSuffix(strings.ReplaceAll(o.Path, "!", "/"), "/"+g) {
-				s.Roots = append(s.Roots, Root{Object: o, Global: true})
-			}
-		}
-	}
+func NewSide(name string, inputs []*elfobj.Object, plan PythonPlan) *Side {
+	s := &Side{Name: name, Inputs: inputs, Alternatives: plan.Alternatives, Undecided: plan.Undecided}
+	s.Roots = append(s.Roots, plan.Roots...)
 	var exts, libs []*elfobj.Object
 	for _, o := range inputs {
 		switch {
@@ -103,7 +107,9 @@ func NewSide(name string, inputs []*elfobj.Object, globalFirst ...string) *Side 
 	}
 	sort.SliceStable(exts, func(i, j int) bool { return extRank(exts[i]) < extRank(exts[j]) })
 	for _, o := range exts {
-		s.Roots = append(s.Roots, Root{Object: o})
+		if !s.rooted(o) {
+			s.Roots = append(s.Roots, Root{Object: o})
+		}
 	}
 	for _, o := range libs {
 		if !s.rooted(o) {
@@ -129,6 +135,31 @@ func (s *Side) rooted(o *elfobj.Object) bool {
 		}
 	}
 	return false
+}
+
+// resolveNames finds the libraries the side's Python opens by name as
+// dlopen does from the interpreter (its search path: LD_LIBRARY_PATH, the
+// cache, the default directories); one the search does not find here is
+// left out, and said so.
+func (s *Side) resolveNames(l *Loader, interp *elfobj.Object) {
+	roots := s.Roots[:0]
+	for _, r := range s.Roots {
+		if r.Object == nil {
+			needer := interp
+			if needer == nil && len(s.Inputs) > 0 {
+				needer = s.Inputs[0]
+			}
+			if needer != nil {
+				r.Object = l.Resolve(&elfobj.Object{Machine: needer.Machine, Class: needer.Class}, nil, r.Name).Object
+			}
+			if r.Object == nil {
+				s.Undecided = append(s.Undecided, fmt.Sprintf("%s: %s is not found by the loader's search here", r.Why, r.Name))
+				continue
+			}
+		}
+		roots = append(roots, r)
+	}
+	s.Roots = roots
 }
 
 // forPython drops from the roots the extension modules tagged for another
@@ -250,7 +281,9 @@ func Roots(sides ...*Side) []*elfobj.Object {
 	for _, s := range sides {
 		if s != nil {
 			for _, r := range s.Roots {
-				roots = append(roots, r.Object)
+				if r.Object != nil {
+					roots = append(roots, r.Object)
+				}
 			}
 		}
 	}
@@ -267,6 +300,10 @@ func NewBuild(l *Loader, interp *elfobj.Object, wheel, peer *Side, order []LoadS
 		roots = append(roots, interp)
 	}
 	l.Prefetch(roots)
+	wheel.resolveNames(l, interp)
+	if peer != nil {
+		peer.resolveNames(l, interp)
+	}
 	version := InterpreterVersion(interp)
 	wheel.forPython(version)
 	wheel.resolve(l)
@@ -295,8 +332,3 @@ func (b *Build) side(name string) *Side {
 	}
 	return b.Peer
 }
-
-// TorchGlobalDeps is the library torch/__init__.py opens RTLD_GLOBAL before
-// importing torch._C (_load_global_deps), so its closure is in every later
-// lookup's global scope.
-const TorchGlobalDeps = "lib/libtorch_global_deps.so"

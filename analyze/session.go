@@ -125,7 +125,7 @@ func Open(opt Options) (*Session, error) {
 	}
 	read.ModuleInit = true // what IsExtension asks of a partial read
 	read.Index = opt.Index
-	wheel := NewSide("wheel", s.Objects)
+	wheel := NewSide("wheel", s.Objects, ReadPythonPlan(opt.Paths, s.Objects))
 	c := <-cacheCh
 	if s.Cache = c.cache; c.err != nil {
 		noCache(c.err, log)
@@ -439,7 +439,7 @@ func (r *peerRead) open(name string, args peerArgs) {
 	if r.err == nil {
 		r.loader = newLoader(args.cache, args.wheel, args.read)
 		r.objs, r.errs = r.loader.OpenInputs(r.files, Roots(args.wheel))
-		r.side = NewSide(name, r.objs, TorchGlobalDeps)
+		r.side = NewSide(name, r.objs, ReadPythonPlan([]string{r.dir}, r.objs))
 	}
 }
 

@@ -44,7 +44,7 @@ func demoContext(t *testing.T, cfg *Config) *Context {
 	}
 	order, _ := analyze.ParseLoadOrder("torch,wheel")
 	l := analyze.NewLoader(nil, append(append([]*elfobj.Object(nil), wheel...), torch...))
-	b := analyze.NewBuild(l, nil, analyze.NewSide("wheel", wheel), analyze.NewSide("torch", torch), order)
+	b := analyze.NewBuild(l, nil, analyze.NewSide("wheel", wheel, analyze.PythonPlan{}), analyze.NewSide("torch", torch, analyze.PythonPlan{}), order)
 	return &Context{Build: b, Config: cfg, Components: demangle.DefaultComponents()}
 }
 
@@ -88,12 +88,13 @@ func TestET301Demo(t *testing.T) {
 
 // TestET301DemoGlobal: with torch opened RTLD_GLOBAL, the wheel's own
 // references bind to torch's copies: interposed state is an error,
-// interposed code a warning, and the evidence names the wheel's own copy.
+// interposed code a note (no state is split), and the evidence names the
+// wheel's own copy.
 func TestET301DemoGlobal(t *testing.T) {
 	ctx := demoContext(t, &Config{})
 	order, _ := analyze.ParseLoadOrder("torch:global,wheel")
-	ctx.Build = analyze.NewBuild(ctx.Build.Loader, nil, analyze.NewSide("wheel", ctx.Build.Wheel.Inputs),
-		analyze.NewSide("torch", ctx.Build.Peer.Inputs), order)
+	ctx.Build = analyze.NewBuild(ctx.Build.Loader, nil, analyze.NewSide("wheel", ctx.Build.Wheel.Inputs, analyze.PythonPlan{}),
+		analyze.NewSide("torch", ctx.Build.Peer.Inputs, analyze.PythonPlan{}), order)
 	sev := map[string]finding.Severity{}
 	ev := map[string]string{}
 	for _, f := range Run(ctx, []*Rule{ET301}) {
@@ -104,7 +105,7 @@ func TestET301DemoGlobal(t *testing.T) {
 	}
 	for sym, s := range map[string]finding.Severity{
 		"cpuinfo_is_initialized": finding.Error,
-		"pthreadpool_create":     finding.Warning,
+		"pthreadpool_create":     finding.Note,
 	} {
 		if sev[sym] != s {
 			t.Errorf("%s: severity %v, want %v", sym, sev[sym], s)

@@ -329,11 +329,24 @@ func unresolvedIn(r *Rule, ctx *Context, p *analyze.Process, o *elfobj.Object) [
 			subj := pkgSubject(o)
 			subj.Symbol = u.Name
 			subj.Demangled = demangle.Name(u.Name)
-			f := r.newFinding(r.Severity, subj, fmt.Sprintf("%s is undefined and nothing %s loads defines it", subj.Demangled, baseName(o.Path)))
-			f.Evidence = []finding.Step{
+			sev, msg := r.Severity, fmt.Sprintf("%s is undefined and nothing %s loads defines it", subj.Demangled, baseName(o.Path))
+			evidence := []finding.Step{
 				{Text: fmt.Sprintf("%s needs %s (undefined, not weak)", o.Path, versioned(u.Name, u.Version)), File: o.Path, Symbol: u.Name},
 				{Text: fmt.Sprintf("its load scope: %s", scopeNames(scopeOf(p, o)))},
 			}
+			if def := shippedDefiner(ctx.Build.Wheel, o, u.Name); def != nil {
+				msg += fmt.Sprintf("; %s defines it but is not in its scope", baseName(def.Path))
+				evidence = append(evidence, finding.Step{Text: fmt.Sprintf("%s exports %s", def.Path, u.Name), File: def.Path, Symbol: u.Name})
+				if alt := alternative(ctx.Build.Wheel, def); alt != nil {
+					// Only a branch the default import does not take opens
+					// the definer RTLD_GLOBAL: etlink cannot tell which runs.
+					sev = finding.Note
+					msg += fmt.Sprintf(" unless the package's Python opens it RTLD_GLOBAL first, which it does only %s", alt.Cond)
+					evidence = append(evidence, finding.Step{Text: alt.Why, File: def.Path})
+				}
+			}
+			f := r.newFinding(sev, subj, msg)
+			f.Evidence = evidence
 			f.Fix = r.Fix
 			out = append(out, f)
 		}
@@ -343,6 +356,9 @@ func unresolvedIn(r *Rule, ctx *Context, p *analyze.Process, o *elfobj.Object) [
 		how := "which " + baseName(p.Exe.Path) + " loads"
 		if !p.FromExe(by) {
 			how = "which was opened RTLD_GLOBAL before it"
+			if w := openedWhy(ctx.Build, by); w != "" {
+				how += " (" + w + ")"
+			}
 		}
 		subj := pkgSubject(o)
 		subj.Symbol = "provided-by:" + baseName(by.Path)
@@ -370,6 +386,52 @@ func unresolvedIn(r *Rule, ctx *Context, p *analyze.Process, o *elfobj.Object) [
 		out = append(out, f)
 	}
 	return out
+}
+
+// shippedDefiner is an object the side ships, other than o, that exports
+// name: what the message names when o cannot reach it.
+func shippedDefiner(side *analyze.Side, o *elfobj.Object, name string) *elfobj.Object {
+	if side == nil {
+		return nil
+	}
+	for _, q := range side.Inputs {
+		if q == o {
+			continue
+		}
+		for i := range q.Symbols {
+			if s := &q.Symbols[i]; s.Name == name && s.Exported() {
+				return q
+			}
+		}
+	}
+	return nil
+}
+
+// alternative is the root of side's Python that opens o RTLD_GLOBAL on a
+// branch the default import does not take; nil when there is none.
+func alternative(side *analyze.Side, o *elfobj.Object) *analyze.Root {
+	for i := range side.Alternatives {
+		if a := &side.Alternatives[i]; a.Object == o && a.Global {
+			return a
+		}
+	}
+	return nil
+}
+
+// openedWhy is where the package's Python opens o RTLD_GLOBAL, "" when no
+// root of the build says.
+func openedWhy(b *analyze.Build, o *elfobj.Object) string {
+	for _, side := range []*analyze.Side{b.Wheel, b.Peer} {
+		if side == nil {
+			continue
+		}
+		for _, r := range side.Roots {
+			if r.Object == o && r.Why != "" {
+				return r.Why
+			}
+		}
+	}
+	return ""
 }
 
 // scopeOf is o's lookup scope in p, or what it maps when o is p's program.

@@ -326,8 +326,10 @@ func symbolsOf(f finding.Finding) []string {
 }
 
 // python is the run of the process etlink models: python3 (importing torch
-// first for conflicts), then every module and library of the directory,
-// dlopened RTLD_LOCAL in the order etlink imports them.
+// first for conflicts), the package's own import when the directory is a
+// package (its Python decides what it opens, and how: the truth etlink's
+// reading of that Python is held to), then every module and library of
+// the directory, dlopened RTLD_LOCAL in the order etlink imports them.
 func (o *fieldOracle) python() *ldoracle.Run {
 	if o.py != nil {
 		return o.py
@@ -336,8 +338,11 @@ func (o *fieldOracle) python() *ldoracle.Run {
 	if o.torch {
 		o.steps = append(o.steps, ldoracle.Step{Import: "torch"})
 	}
-	for _, r := range analyze.NewSide("wheel", objs).Roots {
-		o.steps = append(o.steps, ldoracle.Step{Path: r.Object.Path, Global: r.Global})
+	if _, err := os.Stat(filepath.Join(o.dir, "__init__.py")); err == nil && filepath.Dir(o.dir) == fieldSite {
+		o.steps = append(o.steps, ldoracle.Step{Import: filepath.Base(o.dir)})
+	}
+	for _, r := range analyze.NewSide("wheel", objs, analyze.PythonPlan{}).Roots {
+		o.steps = append(o.steps, ldoracle.Step{Path: r.Object.Path})
 	}
 	run, err := ldoracle.Python(systemPython, o.steps, o.names)
 	if err != nil {

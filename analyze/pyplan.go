@@ -1,0 +1,124 @@
+package analyze
+
+import (
+	"archive/zip"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/pyload"
+)
+
+// PythonPlan is what importing the inputs' Python packages opens, read
+// from their own sources (pyload): the side's first roots, in the
+// packages' order and RTLD_GLOBAL where their code says so.
+type PythonPlan struct {
+	Roots []Root
+	// Alternatives are opened only on a branch the default import does
+	// not take (an environment variable set, an except clause): Root.Cond.
+	Alternatives []Root
+	// Undecided says, as file:line, what the reader could not follow.
+	Undecided []string
+}
+
+// ReadPythonPlan reads the Python packages of each input directory or
+// wheel and maps the libraries their imports open to objs.
+func ReadPythonPlan(paths []string, objs []*elfobj.Object) PythonPlan {
+	var plan PythonPlan
+	for _, p := range paths {
+		fsys, dir, byRel, closer := planTree(p, objs)
+		if fsys == nil {
+			continue
+		}
+		natives := make([]string, 0, len(byRel))
+		for rel := range byRel {
+			natives = append(natives, rel)
+		}
+		for _, pl := range pyload.Read(fsys, dir, natives) {
+			plan.Undecided = append(plan.Undecided, pl.Undecided...)
+			for _, s := range pl.Steps {
+				r := Root{Global: s.Global, Name: s.Name, Cond: s.Cond, Why: why(s)}
+				if s.Path != "" {
+					if r.Object = byRel[s.Path]; r.Object == nil {
+						continue // not an object read (another Python's module)
+					}
+				}
+				if s.Cond == "" {
+					plan.Roots = append(plan.Roots, r)
+				} else {
+					plan.Alternatives = append(plan.Alternatives, r)
+				}
+			}
+		}
+		if closer != nil {
+			closer()
+		}
+	}
+	return plan
+}
+
+// why is a step's evidence: where it was opened, and where RTLD_GLOBAL
+// was set.
+func why(s pyload.Step) string {
+	what := "imported at " + s.At
+	if s.Module == "" {
+		what = "opened with ctypes at " + s.At
+	}
+	if s.Flags != "" {
+		what += ", RTLD_GLOBAL (set at " + s.Flags + ")"
+	}
+	if s.Cond != "" {
+		what += ", " + s.Cond
+	}
+	return what
+}
+
+// planTree opens an input for pyload: a directory (read from its parent,
+// so that a package given by its own directory is found) or a wheel, and
+// the input's objects by their path in that tree.
+func planTree(p string, objs []*elfobj.Object) (fs.FS, string, map[string]*elfobj.Object, func()) {
+	byRel := map[string]*elfobj.Object{}
+	if strings.HasSuffix(p, ".whl") {
+		f, fi, err := datafile.Open(p)
+		if err != nil {
+			return nil, "", nil, nil
+		}
+		zr, err := zip.NewReader(f, fi.Size())
+		if err != nil {
+			f.Close()
+			return nil, "", nil, nil
+		}
+		for _, o := range objs {
+			if o.Wheel == p && o.Entry != "" {
+				byRel[o.Entry] = o
+			}
+		}
+		return zr, ".", byRel, func() { f.Close() }
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.IsDir() {
+		return nil, "", nil, nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, "", nil, nil
+	}
+	parent := filepath.Dir(abs)
+	for _, o := range objs {
+		if o.Wheel != "" || o.Archive != "" {
+			continue
+		}
+		op, err := filepath.Abs(o.Path)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(parent, op); err == nil && !strings.HasPrefix(rel, "..") {
+			byRel[filepath.ToSlash(rel)] = o
+		}
+	}
+	return os.DirFS(parent), path.Base(filepath.ToSlash(abs)), byRel, nil
+}

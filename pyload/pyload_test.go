@@ -1,0 +1,183 @@
+package pyload
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func steps(p Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		mode := "local"
+		if s.Global {
+			mode = "global"
+		}
+		out = append(out, strings.TrimSpace(s.Path+s.Name+" "+mode+" "+s.Cond))
+	}
+	return out
+}
+
+func equal(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\ngot  %q\nwant %q", what, got, want)
+	}
+}
+
+// graph-tool's dl_import (Debian's python3-graph-tool 2.45): a helper sets
+// RTLD_GLOBAL around exec() of an import statement its caller hands it.
+func TestDlImportHelper(t *testing.T) {
+	fsys := fstest.MapFS{
+		"gt/__init__.py": {Data: []byte(`
+import numpy
+from .dl_import import *
+dl_import("from . import libgraph_tool_core as libcore")
+__version__ = libcore.mod_info().version
+from . import stats
+`)},
+		"gt/dl_import.py": {Data: []byte(`
+import sys
+import os.path
+
+try:
+    from DLFCN import RTLD_LAZY, RTLD_GLOBAL
+    dl_flags = RTLD_LAZY | RTLD_GLOBAL
+except ImportError:
+    from ctypes import RTLD_GLOBAL
+    dl_flags = RTLD_GLOBAL
+
+__all__ = ["dl_import"]
+
+def dl_import(import_expr):
+    """Import module according to import_expr, but with RTLD_GLOBAL enabled."""
+    call_frame = sys._getframe(1)
+    local_dict = call_frame.f_locals
+    global_dict = call_frame.f_globals
+    orig_dlopen_flags = sys.getdlopenflags()
+    sys.setdlopenflags(dl_flags)
+
+    try:
+        exec(import_expr, local_dict, global_dict)
+    finally:
+        sys.setdlopenflags(orig_dlopen_flags)  # reset
+`)},
+		"gt/libgraph_tool_core.so": {Data: []byte{}},
+		"gt/stats/__init__.py":     {Data: []byte("from .. import _degree, _prop\nfrom gt.dl_import import dl_import\ndl_import(\"from . import libgraph_tool_stats\")\nfrom . import _unused as x\n")},
+		"gt/stats/libgraph_tool_stats.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}},
+		"gt/plain.cpython-311-x86_64-linux-gnu.so":                     {Data: []byte{}},
+	}
+	plans := Read(fsys, "gt", natives(fsys))
+	if len(plans) != 1 {
+		t.Fatalf("plans: %+v", plans)
+	}
+	equal(t, "steps", steps(plans[0]), []string{
+		"gt/libgraph_tool_core.so global",
+		"gt/stats/libgraph_tool_stats.cpython-311-x86_64-linux-gnu.so global",
+	})
+	s := plans[0].Steps[0]
+	if s.Module != "gt.libgraph_tool_core" || s.Flags != "gt/dl_import.py:20 (called from gt/__init__.py:4)" || s.At != "gt/__init__.py:4" {
+		t.Errorf("evidence: %+v", s)
+	}
+}
+
+// torch 1.13's __init__.py: _load_global_deps() opens lib/libtorch_global_deps.so
+// RTLD_GLOBAL (a path computed from __file__, a flag from another module),
+// and TORCH_USE_RTLD_GLOBAL would import torch._C RTLD_GLOBAL instead.
+func TestTorchGlobalDeps(t *testing.T) {
+	fsys := fstest.MapFS{
+		"torch/__init__.py": {Data: []byte(`
+import os
+import sys
+import platform
+import ctypes
+from ._utils_internal import get_file_path, prepare_multiprocessing_environment, \
+    USE_RTLD_GLOBAL_WITH_LIBTORCH, USE_GLOBAL_DEPS
+if sys.executable == 'torch_deploy':
+    __version__ = "torch-deploy-1.8"
+
+def _load_global_deps():
+    if platform.system() == 'Windows' or sys.executable == 'torch_deploy':
+        return
+
+    lib_name = 'libtorch_global_deps' + ('.dylib' if platform.system() == 'Darwin' else '.so')
+    here = os.path.abspath(__file__)
+    lib_path = os.path.join(os.path.dirname(here), 'lib', lib_name)
+
+    try:
+        ctypes.CDLL(lib_path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as err:
+        if 'libcublas.so.11' not in err.args[0]:
+            raise err
+        ctypes.CDLL(lib_path, mode=ctypes.RTLD_GLOBAL)
+
+
+if (USE_RTLD_GLOBAL_WITH_LIBTORCH or os.getenv('TORCH_USE_RTLD_GLOBAL')) and \
+        platform.system() != 'Windows':
+    old_flags = sys.getdlopenflags()
+    sys.setdlopenflags(os.RTLD_GLOBAL | os.RTLD_LAZY)
+    from torch._C import *  # noqa: F403
+    sys.setdlopenflags(old_flags)
+    del old_flags
+
+else:
+    if USE_GLOBAL_DEPS:
+        _load_global_deps()
+    from torch._C import *  # noqa: F403
+
+if TYPE_CHECKING:
+    import torch._C as _C
+from torch import _other
+`)},
+		"torch/_utils_internal.py":                     {Data: []byte("USE_GLOBAL_DEPS = True\nUSE_RTLD_GLOBAL_WITH_LIBTORCH = False\n")},
+		"torch/lib/libtorch_global_deps.so":            {Data: []byte{}},
+		"torch/_C.cpython-311-x86_64-linux-gnu.so":     {Data: []byte{}},
+		"torch/_other.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}},
+	}
+	plans := Read(fsys, ".", natives(fsys))
+	if len(plans) != 1 {
+		t.Fatalf("plans: %+v", plans)
+	}
+	equal(t, "steps", steps(plans[0]), []string{
+		"torch/_C.cpython-311-x86_64-linux-gnu.so global when TORCH_USE_RTLD_GLOBAL is set",
+		"torch/lib/libtorch_global_deps.so global",
+		"torch/_C.cpython-311-x86_64-linux-gnu.so local",
+		"torch/_other.cpython-311-x86_64-linux-gnu.so local",
+	})
+}
+
+// The real torch of this machine (Debian's python3-torch), when present:
+// its own __init__.py names libtorch_global_deps.so, opened RTLD_GLOBAL
+// before torch._C.
+func TestDebianTorch(t *testing.T) {
+	const dist = "/usr/lib/python3/dist-packages"
+	if _, err := os.Stat(filepath.Join(dist, "torch", "__init__.py")); err != nil {
+		t.Skip("no Debian torch here (the field test requires it in CI)")
+	}
+	plans := Read(os.DirFS(dist), "torch", []string{"torch/lib/libtorch_global_deps.so", "torch/_C.cpython-311-x86_64-linux-gnu.so"})
+	if len(plans) != 1 {
+		t.Fatalf("plans: %+v", plans)
+	}
+	var def []string
+	for _, s := range plans[0].Steps {
+		if s.Cond == "" {
+			def = append(def, steps(Plan{Steps: []Step{s}})...)
+		}
+	}
+	if len(def) < 2 || def[0] != "torch/lib/libtorch_global_deps.so global" || !strings.HasPrefix(def[1], "torch/_C.") {
+		t.Errorf("torch's default import: %q (undecided %q)", def, plans[0].Undecided)
+	}
+}
+
+// natives lists a test tree's .so files.
+func natives(fsys fstest.MapFS) []string {
+	var out []string
+	for name := range fsys {
+		if strings.HasSuffix(name, ".so") {
+			out = append(out, name)
+		}
+	}
+	return out
+}
