@@ -73,7 +73,8 @@ type indexEntry struct {
 	executable             bool
 	soname                 string
 	needed, rpath, runpath []string
-	hashes                 []byte // GNU hash of each symbol's name, its low bit set for a definition, 4 bytes little-endian each
+	writable, relro        []addrRange // Object.Writable
+	hashes                 []byte      // GNU hash of each symbol's name, its low bit set for a definition, 4 bytes little-endian each
 	// picked are the symbols reads picked, whole, as the file holds them
 	// (appendPicked): a read that picks no others is answered from them,
 	// decoding its own (pickedAt).
@@ -186,7 +187,7 @@ func (hs *hashSet) has(h uint32) bool {
 func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63)) != 0 }
 
 const (
-	indexMagic = "etlink symbol index 6\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
+	indexMagic = "etlink symbol index 7\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
 	// indexMax bounds the file, which every run reads whole: about three
 	// closures the size of torch's (1.4 MB), the last run's first.
 	indexMax = 4 << 20
@@ -483,7 +484,8 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	}
 	o := &Object{Path: path, Dir: originDir(path), Real: real, Class: elf.Class(e.class), Data: elf.Data(e.data),
 		Machine: elf.Machine(e.machine), Type: elf.Type(e.typ), Executable: e.executable, Soname: e.soname,
-		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Symbols: symbols, Partial: true}
+		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Symbols: symbols, Partial: true,
+		writable: e.writable, relro: e.relro}
 	return o, nil, true
 }
 
@@ -558,7 +560,7 @@ func (x *Index) store(real string, id fileID, o *Object, hashes []byte) {
 	<-x.loaded
 	e := &indexEntry{id: id, class: uint8(o.Class), data: uint8(o.Data), typ: uint8(o.Type), machine: uint16(o.Machine),
 		executable: o.Executable, soname: o.Soname, needed: o.Needed, rpath: o.Rpath, runpath: o.Runpath,
-		hashes: hashes, used: true}
+		writable: o.writable, relro: o.relro, hashes: hashes, used: true}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.entries[real] = e
@@ -592,6 +594,13 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 			out = binary.AppendUvarint(out, uint64(len(list)))
 			for _, s := range list {
 				out = appendStr(out, s)
+			}
+		}
+		for _, rs := range [][]addrRange{e.writable, e.relro} {
+			out = binary.AppendUvarint(out, uint64(len(rs)))
+			for _, r := range rs {
+				out = binary.AppendUvarint(out, r.start)
+				out = binary.AppendUvarint(out, r.end)
 			}
 		}
 		out = binary.AppendUvarint(out, uint64(len(e.hashes)/4))
@@ -813,6 +822,11 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 		for _, list := range []*[]string{&e.needed, &e.rpath, &e.runpath} {
 			for range d.count(1) {
 				*list = append(*list, d.str())
+			}
+		}
+		for _, rs := range []*[]addrRange{&e.writable, &e.relro} {
+			for range d.count(2) {
+				*rs = append(*rs, addrRange{d.uvarint(), d.uvarint()})
 			}
 		}
 		e.hashes = d.take(4 * d.count(4))

@@ -65,6 +65,37 @@ type Object struct {
 	// OpenFile hands them to the index and drops them.
 	nameHashes []byte
 	picked     []pickedSymbol
+	// writable are the PF_W PT_LOAD segments' addresses, relro the
+	// PT_GNU_RELRO ones (read-only once relocated): Object.Writable.
+	writable, relro []addrRange
+}
+
+// addrRange is [start, end) of virtual addresses.
+type addrRange struct{ start, end uint64 }
+
+func inRanges(rs []addrRange, a uint64) bool {
+	for _, r := range rs {
+		if a >= r.start && a < r.end {
+			return true
+		}
+	}
+	return false
+}
+
+// Writable reports whether the definition s of o lies in memory the
+// process can write once the loader has relocated o: a PF_W PT_LOAD
+// segment outside PT_GNU_RELRO. Read-only data (.rodata, and RELRO's
+// .data.rel.ro, where typeinfo and vtables live) holds no state a second
+// copy can split. TLS and common symbols are writable. known is false
+// when o has no program headers (a relocatable object).
+func (o *Object) Writable(s *Symbol) (writable, known bool) {
+	if s.Type() == elf.STT_TLS || s.Type() == elf.STT_COMMON {
+		return true, true
+	}
+	if o.writable == nil && o.relro == nil && o.Type == elf.ET_REL {
+		return false, false
+	}
+	return inRanges(o.writable, s.Value) && !inRanges(o.relro, s.Value), true
 }
 
 // Initializer is one static initializer: an .init_array or .ctors entry of

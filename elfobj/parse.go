@@ -102,6 +102,12 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	for _, p := range f.Progs {
 		// A PIE is ET_DYN too; only a program names an interpreter.
 		o.Executable = o.Executable || p.Type == elf.PT_INTERP
+		switch {
+		case p.Type == elf.PT_LOAD && p.Flags&elf.PF_W != 0:
+			o.writable = append(o.writable, addrRange{p.Vaddr, p.Vaddr + p.Memsz})
+		case p.Type == elf.PT_GNU_RELRO:
+			o.relro = append(o.relro, addrRange{p.Vaddr, p.Vaddr + p.Memsz})
+		}
 	}
 	var static []elf.Symbol
 	fastDone := false

@@ -28,16 +28,21 @@ then the module's own dependencies. A STB_GNU_UNIQUE symbol (a template's static
 an inline function's static) has one definition per process, whichever loaded first.
 What breaks depends on how the copies are used (etlink models the loader's binding):
 - interposed: a reference binds to the other side's copy, not the one its own link
-  resolved: code built against one copy runs with the other's (error for data and TLS,
-  warning for code). A wheel library with libstdc++ linked in statically and exported is
-  the classic case: its std:: unique symbols bind to the system libstdc++.so.6 torch
-  loaded, its other references to its own copy: two C++ runtimes mixed;
+  resolved: code built against one copy runs with the other's. An error where the copies
+  hold state: data the process can write once relocated, TLS, and what the C++ runtime
+  compares by address (libc++'s type_info, make_shared's tag), whatever the linkage
+  (template static data, an inline function's static and its guard variable). A note
+  for code, read-only data (std::piecewise_construct, vtables in RELRO) and RTTI under
+  libstdc++, whose type_info::operator== compares names: no state is split. A wheel
+  library with libstdc++ linked in statically and exported is the classic error: its
+  std:: unique symbols bind to the system libstdc++.so.6 torch loaded, its other
+  references to its own copy: two C++ runtimes mixed;
 - separate: each side uses its own copy. Two copies of state that is meant to be one per
   process (cpuinfo's cache, XNNPACK's init state, a registry, the C++ or OpenMP runtime,
   gflags/glog, protobuf's pools) is the two-registries bug (warning); other duplicated
   state and duplicated code are notes;
-- vague linkage everywhere (weak or unique: templates, inline functions, typeinfo) is
-  ordinary C++ and a note.
+- vague linkage everywhere (weak or unique: templates, inline functions, typeinfo) that
+  holds no state is ordinary C++ and a note.
 A file both sides load (libstdc++.so.6, libgomp) is a side too: a wheel object that
 exports its symbols is a second definition. When one wheel object shares many symbols
 with one library (it bundles that library), they are reported as one finding whose
@@ -227,17 +232,17 @@ func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) (
 	state := false
 	for _, ds := range defs {
 		for _, d := range ds {
-			state = state || d.Symbol.IsState()
+			state = state || isState(d)
 		}
 	}
 	linkage = "strong"
 	switch {
-	case analyze.AllVague(defs...):
+	case analyze.AllVague(defs...) && !state:
 		return finding.Note, "vague", "vague linkage on every side: the C++ ABI expects copies"
 	case use == analyze.Interposed && state:
 		return finding.Error, linkage, "references bind to another copy than their own: two states mixed"
 	case use == analyze.Interposed:
-		return finding.Warning, linkage, "references bind to another copy than their own: code built against one copy runs the other"
+		return finding.Note, linkage, "references bind to another copy than their own, which holds no state to split: code, read-only data or RTTI compared by name"
 	case use == analyze.Separate && (state || ctx.registration(name)) && ctx.oneInProcess(name, defs...):
 		return finding.Warning, linkage, "both copies are live: two copies of state meant to be one per process"
 	case use == analyze.Separate && state:
@@ -246,6 +251,44 @@ func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) (
 		return finding.Note, linkage, "both copies are live, each used by its own: duplicated code"
 	}
 	return finding.Note, linkage, "at most one copy is used in the process"
+}
+
+// isState reports whether a definition is state that a second copy splits:
+// a writable object (TLS, common, data the process can write once
+// relocated), or one whose address the C++ runtime compares. Code,
+// read-only data (an empty tag such as std::piecewise_construct, RELRO's
+// vtables) and RTTI under libstdc++, whose type_info::operator== compares
+// names, are not; under libc++ type_info is compared by address.
+func isState(d analyze.Def) bool {
+	s := d.Symbol
+	if !s.IsState() {
+		return false
+	}
+	rtti := strings.HasPrefix(s.Name, "_ZTI") || strings.HasPrefix(s.Name, "_ZTS")
+	switch {
+	case addressCompared[s.Name], rtti && linksLibcxx(d.Object):
+		return true
+	case rtti:
+		return false
+	}
+	if w, known := d.Object.Writable(s); known && !w {
+		return false
+	}
+	return true
+}
+
+// addressCompared are read-only objects whose address libstdc++ compares:
+// a second copy answers "not the same" (make_shared's type tag).
+var addressCompared = map[string]bool{"_ZZNSt19_Sp_make_shared_tag5_S_tiEvE5__tag": true}
+
+// linksLibcxx reports whether o is built against LLVM's libc++.
+func linksLibcxx(o *elfobj.Object) bool {
+	for _, n := range o.Needed {
+		if strings.HasPrefix(n, "libc++.so") {
+			return true
+		}
+	}
+	return false
 }
 
 // oneInProcess reports whether a symbol's state is meant to be one per
