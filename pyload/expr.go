@@ -51,11 +51,16 @@ func str(s string) value { return value{isStr: true, str: s, truth: boolean(s !=
 // reader models (a library opened, flags set, a function of the package
 // run) as Python would.
 type cursor struct {
-	r    *reader
-	fr   *frame
-	toks []tok
-	i    int
+	r     *reader
+	fr    *frame
+	toks  []tok
+	i     int
+	depth int // nesting of brackets and operators being read (maxNesting)
 }
+
+// maxNesting bounds how deep an expression is read: hostile source of a
+// million "(" must not exhaust the stack.
+const maxNesting = 200
 
 func (c *cursor) peek() tok {
 	if c.i < len(c.toks) {
@@ -70,6 +75,11 @@ func (c *cursor) isWord(s string) bool { t := c.peek(); return t.kind == 'n' && 
 
 // expr := or ['if' or 'else' expr]
 func (c *cursor) expr() value {
+	if c.depth++; c.depth > maxNesting {
+		c.i = len(c.toks) // the rest is not read
+		return value{}
+	}
+	defer func() { c.depth-- }()
 	if c.isWord("lambda") {
 		c.i = len(c.toks)
 		return value{}
@@ -146,7 +156,12 @@ func (c *cursor) and() value {
 func (c *cursor) not() value {
 	if c.isWord("not") {
 		c.i++
+		if c.depth++; c.depth > maxNesting {
+			c.i = len(c.toks)
+			return value{}
+		}
 		v := c.not()
+		c.depth--
 		switch v.truth {
 		case yes:
 			return value{truth: no, env: v.env}
@@ -260,10 +275,12 @@ func (c *cursor) sum() value {
 }
 
 func (c *cursor) unary() value {
-	if c.isOp("-") || c.isOp("+") || c.isOp("~") || c.isOp("*") || c.isOp("**") {
+	for c.isOp("-") || c.isOp("+") || c.isOp("~") || c.isOp("*") || c.isOp("**") {
 		c.i++
-		c.unary()
-		return value{}
+		if c.i >= len(c.toks) || !(c.isOp("-") || c.isOp("+") || c.isOp("~") || c.isOp("*") || c.isOp("**")) {
+			c.primary()
+			return value{}
+		}
 	}
 	if c.isWord("await") {
 		c.i++

@@ -194,7 +194,7 @@ func parse(src string) []*stmt {
 	for _, l := range lines {
 		split = append(split, inline(l)...)
 	}
-	stmts, _ := block(split, 0, -1)
+	stmts, _ := block(split, 0, -1, 0)
 	return stmts
 }
 
@@ -263,8 +263,12 @@ func colonAt(toks []tok) int {
 	return -1
 }
 
+// maxBlocks bounds how deep blocks nest: deeper lines are read as part
+// of the innermost block (hostile source must not exhaust the stack).
+const maxBlocks = 100
+
 // block reads statements indented deeper than parent from lines[i:].
-func block(lines []logical, i, parent int) ([]*stmt, int) {
+func block(lines []logical, i, parent, nesting int) ([]*stmt, int) {
 	var out []*stmt
 	indent := -1
 	for i < len(lines) {
@@ -283,9 +287,9 @@ func block(lines []logical, i, parent int) ([]*stmt, int) {
 		}
 		s := &stmt{line: l.line, toks: l.toks}
 		i++
-		if t := l.toks; len(t) > 0 && t[0].kind == 'n' && compound[t[0].s] && t[len(t)-1].kind == 'o' && t[len(t)-1].s == ":" {
+		if t := l.toks; len(t) > 0 && t[0].kind == 'n' && compound[t[0].s] && t[len(t)-1].kind == 'o' && t[len(t)-1].s == ":" && nesting < maxBlocks {
 			s.kw, s.toks = t[0].s, t[1:len(t)-1]
-			s.body, i = block(lines, i, indent)
+			s.body, i = block(lines, i, indent, nesting+1)
 		}
 		out = append(out, s)
 	}

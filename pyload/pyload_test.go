@@ -181,3 +181,37 @@ func natives(fsys fstest.MapFS) []string {
 	}
 	return out
 }
+
+// FuzzRead: whatever a package's __init__.py holds, Read returns (no panic,
+// no unbounded recursion), within its bounds.
+func FuzzRead(f *testing.F) {
+	f.Add("from . import _core\nimport sys, os\nsys.setdlopenflags(os.RTLD_GLOBAL)\n")
+	f.Add("def f(x):\n    exec(x)\nf('from . import _core')\nif os.getenv('X'): import pkg._core\n")
+	f.Add(strings.Repeat("(", 5000) + "\n" + strings.Repeat("not ", 5000) + "x\n" + strings.Repeat("-", 5000) + "1\n")
+	f.Add("try:\n  import pkg._core as c\nexcept ImportError:\n  c = None\nfor n in ['a.so', 'b.so']:\n  ctypes.CDLL(n, mode=ctypes.RTLD_GLOBAL)\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		fsys := fstest.MapFS{
+			"pkg/__init__.py": {Data: []byte(src)},
+			"pkg/sub.py":      {Data: []byte(src)},
+			"pkg/_core.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}},
+		}
+		Read(fsys, "pkg", []string{"pkg/_core.cpython-311-x86_64-linux-gnu.so"})
+	})
+}
+
+// TestDeepNesting: a million brackets or operators read within the bound.
+func TestDeepNesting(t *testing.T) {
+	for _, src := range []string{strings.Repeat("(", 1<<20), strings.Repeat("not ", 1<<18) + "x", strings.Repeat("-", 1<<20) + "1",
+		strings.Repeat("[", 1<<20), "x = " + strings.Repeat("a if b else ", 1<<16) + "c", deepBlocks(2000)} {
+		Read(fstest.MapFS{"pkg/__init__.py": {Data: []byte(src + "\nfrom . import _c\n")}, "pkg/_c.so": {Data: []byte{}}}, "pkg", nil)
+	}
+}
+
+// deepBlocks is n if statements, each nested in the one before.
+func deepBlocks(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.Repeat(" ", i) + "if x:\n")
+	}
+	return b.String() + strings.Repeat(" ", n) + "pass"
+}
