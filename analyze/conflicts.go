@@ -289,6 +289,19 @@ func AllVague(defs ...[]Def) bool {
 	return true
 }
 
+// AllUnique reports whether every definition is STB_GNU_UNIQUE: the loader
+// binds every reference in the process to one of them, the first found.
+func AllUnique(defs ...[]Def) bool {
+	for _, ds := range defs {
+		for _, d := range ds {
+			if !d.Symbol.Unique() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // readReferences reads the relocation flags of the peer's definers, which
 // the closure was read without: whether a library uses its own copy
 // through the loader decides whether that copy is bound at all, and so the

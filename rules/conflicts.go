@@ -31,7 +31,8 @@ What breaks depends on how the copies are used (etlink models the loader's bindi
   resolved: code built against one copy runs with the other's. An error where the copies
   hold state: data the process can write once relocated, TLS, and what the C++ runtime
   compares by address (libc++'s type_info, make_shared's tag), whatever the linkage
-  (template static data, an inline function's static and its guard variable). A note
+  (template static data, an inline function's static and its guard variable), unless
+  every copy is STB_GNU_UNIQUE, which the loader binds to one copy per process. A note
   for code, read-only data (std::piecewise_construct, vtables in RELRO) and RTTI under
   libstdc++, whose type_info::operator== compares names: no state is split. A wheel
   library with libstdc++ linked in statically and exported is the classic error: its
@@ -239,6 +240,9 @@ func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) (
 	switch {
 	case analyze.AllVague(defs...) && !state:
 		return finding.Note, "vague", "vague linkage on every side: the C++ ABI expects copies"
+	case analyze.AllUnique(defs...):
+		// One copy per process by the loader's rule: the state is one.
+		return finding.Note, "vague", "STB_GNU_UNIQUE on every side: the loader binds every reference in the process to one copy"
 	case use == analyze.Interposed && state:
 		return finding.Error, linkage, "references bind to another copy than their own: two states mixed"
 	case use == analyze.Interposed:
@@ -442,8 +446,16 @@ func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) findi
 	if w.Archive != "" {
 		subj.File, subj.Member = w.Archive, w.Member
 	}
-	msg := fmt.Sprintf("exports %d symbols that %s (%s) also defines: %s linked into %s and exported (%s); worst: %s, %s",
-		len(g), lib, b.Peer.Name, what, baseName(w.Path), useCounts(count), demangle.Name(g[worst].c.Name), g[worst].why)
+	how := fmt.Sprintf("%s linked into %s and exported", what, baseName(w.Path))
+	fix := r.Fix
+	if rt := sharedRuntime(w, det.Component); rt != "" {
+		// It links the shared runtime: what it exports are instances of
+		// the runtime's header templates, not a second runtime.
+		how = fmt.Sprintf("%s's header templates instantiated in %s and exported (it links %s)", what, baseName(w.Path), rt)
+		fix = "These are template instances from " + what + "'s headers, not a bundled runtime: keep them private with a version script (or -Wl,--exclude-libs,ALL and -fvisibility=hidden, -fvisibility-inlines-hidden); GCC's -flto exports some of them GLOBAL even under -fvisibility=hidden, which only a version script undoes."
+	}
+	msg := fmt.Sprintf("exports %d symbols that %s (%s) also defines: %s (%s); worst: %s, %s",
+		len(g), lib, b.Peer.Name, how, useCounts(count), demangle.Name(g[worst].c.Name), g[worst].why)
 	f := r.newFinding(g[worst].sev, subj, msg)
 	f.Evidence = []finding.Step{defStep("wheel", g[worst].w)}
 	for _, d := range g[worst].c.Peer {
@@ -451,9 +463,25 @@ func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) findi
 	}
 	f.Evidence = append(f.Evidence, bindSteps(b, g[worst].c.Bindings)...)
 	f.Evidence = append(f.Evidence, finding.Step{Text: fmt.Sprintf("%d more symbols shared with %s: the finding's details list each, graded", len(g)-1, lib)})
-	f.Fix = r.Fix
+	f.Fix = fix
 	f.Details = det
 	return f
+}
+
+// sharedRuntime is the C++ runtime library w links in DT_NEEDED when the
+// bundle's component is that runtime ("" when it is another component or
+// w links no shared runtime: then the runtime itself is linked in).
+func sharedRuntime(w *elfobj.Object, component string) string {
+	prefix := map[string]string{"libstdc++": "libstdc++.so", "libstdc++/libgcc": "libstdc++.so", "libc++": "libc++.so"}[component]
+	if prefix == "" {
+		return ""
+	}
+	for _, n := range w.Needed {
+		if strings.HasPrefix(n, prefix) {
+			return n
+		}
+	}
+	return ""
 }
 
 // useCounts says how many shared symbols are used which way.
