@@ -70,6 +70,19 @@ func PlatformReport(r *policy.Result, tags []string) finding.Platform {
 	if next >= 0 {
 		p.Next = r.Policies[next].Name
 		v := r.Violations(r.Policies[next])
+		if r.Best == nil {
+			// No policy holds: say what no policy allows, not the newest
+			// policy's name (which reads as if its glibc were needed).
+			family := "manylinux"
+			if r.Libc == policy.Musl {
+				family = "musllinux"
+			}
+			p.Next = "any " + family + " tag"
+			for i, s := range v {
+				s = strings.ReplaceAll(s, "which "+r.Policies[next].Name+" does not allow", "which no "+family+" policy allows")
+				v[i] = strings.ReplaceAll(s, "which "+r.Policies[next].Name+" forbids", "which every "+family+" policy forbids")
+			}
+		}
 		p.Blockers = v[:min(len(v), 3)]
 		if len(v) > 3 {
 			p.Blockers = append(p.Blockers, fmt.Sprintf("and %d more", len(v)-3))
