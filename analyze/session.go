@@ -286,13 +286,27 @@ func inputList(paths []string, from []string, errs []error, log Log) ([]finding.
 	for _, err := range errs {
 		var ee *elfobj.Error
 		if errors.Is(err, elfobj.ErrDanglingLink) && errors.As(err, &ee) {
-			log.Notef("%v (skipped)", err)
 			dangling = append(dangling, ee)
 			continue
 		}
 		log.InputError(err)
 		in := InputFailed(err)
 		failed[in.Path] = in.Error
+	}
+	switch n := len(dangling); {
+	case n == 1:
+		log.Notef("%v (skipped)", dangling[0])
+	case n > 1:
+		// One line for all: Debian's torch/lib holds three, said on every run.
+		names := make([]string, 0, 3)
+		for _, d := range dangling[:min(n, 3)] {
+			names = append(names, d.Path)
+		}
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(" and %d more", n-3)
+		}
+		log.Notef("%d symbolic links lead to no file (skipped): %s%s", n, strings.Join(names, ", "), more)
 	}
 	inputs := make([]finding.Input, 0, len(paths)+len(failed))
 	for _, p := range paths {
