@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"archive/zip"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -65,10 +66,12 @@ func ReadPythonPlan(paths []string, objs []*elfobj.Object) PythonPlan {
 // was set.
 func why(s pyload.Step) string {
 	what := "imported at " + s.At
-	if s.Module == "" {
+	switch {
+	case s.Module == "" && s.Global:
+		what = "opened RTLD_GLOBAL with ctypes at " + s.At
+	case s.Module == "":
 		what = "opened with ctypes at " + s.At
-	}
-	if s.Flags != "" {
+	case s.Global:
 		what += ", RTLD_GLOBAL (set at " + s.Flags + ")"
 	}
 	if s.Cond != "" {
@@ -121,4 +124,25 @@ func planTree(p string, objs []*elfobj.Object) (fs.FS, string, map[string]*elfob
 		}
 	}
 	return os.DirFS(parent), path.Base(filepath.ToSlash(abs)), byRel, nil
+}
+
+// notePlan says what the side's Python import order was read to open,
+// and what that reading could not follow.
+func (s *Side) notePlan(log Log) {
+	n, global := 0, ""
+	for _, r := range s.Roots {
+		if r.Why == "" {
+			continue
+		}
+		n++
+		if r.Global && global == "" {
+			global = fmt.Sprintf("; %s RTLD_GLOBAL: %s", baseName(r.Object.Path), r.Why)
+		}
+	}
+	if n > 0 {
+		log.Notef("%s: its Python's imports open %d of its libraries first, in their order%s", s.Name, n, global)
+	}
+	for _, u := range s.Undecided {
+		log.Notef("%s: its Python not followed: %s", s.Name, u)
+	}
 }

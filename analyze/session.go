@@ -163,6 +163,11 @@ func Open(opt Options) (*Session, error) {
 		log.Notef("%s: %d objects shipped, %d in its load closure; wheel: %d objects", peer.Name,
 			len(peer.Inputs), len(peer.Closure), len(wheel.Inputs))
 	}
+	for _, side := range []*Side{wheel, peer} {
+		if side != nil {
+			side.notePlan(log)
+		}
+	}
 	if opt.Package {
 		s.openPackage(opt.Paths, log)
 	}

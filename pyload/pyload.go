@@ -187,6 +187,9 @@ type reader struct {
 }
 
 func (r *reader) note(fr *frame, format string, args ...any) {
+	if r.cond != "" {
+		return // off the default import: it decides nothing the model uses
+	}
 	msg := fmt.Sprintf(format, args...)
 	if fr != nil {
 		msg = fr.at() + ": " + msg
