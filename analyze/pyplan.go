@@ -142,7 +142,11 @@ func (s *Side) notePlan(log Log) {
 	if n > 0 {
 		log.Notef("%s: its Python's imports open %d of its libraries first, in their order%s", s.Name, n, global)
 	}
-	for _, u := range s.Undecided {
+	const shown = 3
+	for _, u := range s.Undecided[:min(len(s.Undecided), shown)] {
 		log.Notef("%s: its Python not followed: %s", s.Name, u)
+	}
+	if n := len(s.Undecided) - shown; n > 0 {
+		log.Notef("%s: its Python not followed in %d more places", s.Name, n)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -194,7 +195,7 @@ func (r *reader) note(fr *frame, format string, args ...any) {
 	if fr != nil {
 		msg = fr.at() + ": " + msg
 	}
-	if len(r.undecided) < 100 {
+	if len(r.undecided) < 100 && !slices.Contains(r.undecided, msg) {
 		r.undecided = append(r.undecided, msg)
 	}
 }
