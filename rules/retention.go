@@ -310,24 +310,52 @@ func lostUnit(r *Rule, f *analyze.LinkFacts, in linkline.Input, unit *elfobj.Obj
 	if len(regs) == 0 {
 		return finding.Subject{Symbol: "undecided"}, finding.Note, "may register from a static initializer (etlink could not decide: " + undecided + ")"
 	}
-	return finding.Subject{Symbol: regs[0].Call, Demangled: demangle.Name(regs[0].Call)}, lostSeverity(r, f, in, unit),
+	return finding.Subject{Symbol: regs[0].Call, Demangled: demangle.Name(regs[0].Call)}, lostSeverity(r, f, in, unit, regs),
 		"registers from a static initializer (" + registries(regs) + ")"
 }
 
 // lostSeverity grades a lost unit by intent: the rule's severity for a unit
-// the project builds (f.ProjectBuilt) or one nothing in any link could
-// reference (it defines no global symbol: it exists only to register); a
-// note for a unit of a prebuilt library that also offers an API, which most
-// programs use a part of (libprotobuf.a's well-known types, a logging
-// library left unused).
-func lostSeverity(r *Rule, f *analyze.LinkFacts, in linkline.Input, unit *elfobj.Object) finding.Severity {
+// the project builds (f.ProjectBuilt), one nothing in any link could
+// reference (it defines no global symbol: it exists only to register), or
+// one whose registry another library of the output's process defines (an
+// installed ExecuTorch backend registering into the libexecutorch.so the
+// program uses: the program asks that registry and misses it); a note for a
+// unit of a prebuilt library that also offers an API, which most programs
+// use a part of, registering into its own or an unused registry
+// (libprotobuf.a's well-known types, a logging library left unused).
+func lostSeverity(r *Rule, f *analyze.LinkFacts, in linkline.Input, unit *elfobj.Object, regs []analyze.Registration) finding.Severity {
 	if f.ProjectBuilt(in) {
 		return r.Severity
 	}
 	if unit.Type == elf.ET_REL && !definesAny(unit) {
 		return r.Severity
 	}
+	if registryElsewhere(f, unit, regs) {
+		return r.Severity
+	}
 	return finding.Note
+}
+
+// registryElsewhere reports whether a registry the unit calls is defined
+// by a library of the output's process other than the unit's own file.
+func registryElsewhere(f *analyze.LinkFacts, unit *elfobj.Object, regs []analyze.Registration) bool {
+	own := unit.Path
+	if unit.Archive != "" {
+		own = unit.Archive
+	}
+	for _, q := range f.LoadSet {
+		if q == unit || q == f.Output || q.Path == own || q.Real != "" && q.Real == unit.Real {
+			continue
+		}
+		for _, reg := range regs {
+			for i := range q.Symbols {
+				if s := &q.Symbols[i]; s.Name == reg.Call && s.Exported() {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // definesAny reports whether an object defines a global symbol another

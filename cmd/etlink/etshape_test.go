@@ -53,6 +53,7 @@ func TestExecuTorchShape(t *testing.T) {
 	if missing, extra := diff(want, shapeFindings(decodeReport(t, out).Findings)); len(missing)+len(extra) > 0 {
 		t.Errorf("lint %s: missing %v, extra %v", build, missing, extra)
 	}
+	shapeConsumer(t, build+"-consumer")
 	shapeWhy(t, build, want)
 	shapeInstalled(t, stage)
 
@@ -147,6 +148,24 @@ func shapeTruth(t *testing.T, build string) []string {
 		t.Fatalf("the fixture's runs show %v; want one ET101, one ET102 and one ET104 case", want)
 	}
 	return want
+}
+
+// shapeConsumer holds retention to a program built against the install
+// tree that names the backend's installed file plainly: the run lists no
+// backend, so the dropped backend is an error, although the library is
+// installed rather than built by the consumer's project (its registry is
+// the libexecutorch.so the program uses).
+func shapeConsumer(t *testing.T, build string) {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(build, "installed_plain")).Output()
+	if err != nil || strings.Contains(string(out), "backend XnnpackBackend") || !strings.Contains(string(out), "kernel aten::sym_size.int") {
+		t.Fatalf("installed_plain: %v\n%s (the fixture drops the installed backend)", err, out)
+	}
+	_, js, errs := runCLI(t, "retention", build, "--format", "json", "--fail-on", "none")
+	got := shapeFindings(decodeReport(t, js).Findings)
+	if want := []string{"ET101 error installed_plain"}; !slices.Equal(got, want) {
+		t.Errorf("retention %s: %v, want %v: the run lists no backend (stderr %s)", build, got, want, errs)
+	}
 }
 
 // shapeFindings are the findings at warning or above as "RULE SEVERITY TARGET".
