@@ -403,6 +403,15 @@ func (o *fieldOracle) confirm(f finding.Finding) (bool, string) {
 			}
 		}
 		return true, "every member at warning or above confirmed"
+	case "ET201":
+		// The loader maps the module's libpython dependency: a second
+		// interpreter library beside the one python3 runs.
+		for _, name := range o.traced(file).Mapped {
+			if strings.HasPrefix(name, "libpython3") {
+				return true, "the loader maps " + name + " for it"
+			}
+		}
+		return false, "the loader maps no libpython for it"
 	case "ET401":
 		if isProgram(file) {
 			return containsAny(o.traced(file).Errors, "undefined symbol: "+sym)

@@ -67,6 +67,9 @@ type Run struct {
 	// Errors holds, by step, the error the load gave ("" when it
 	// loaded); for a trace, its "not found" and "undefined symbol" lines.
 	Errors []string
+	// Mapped lists, for a trace, the DT_NEEDED names the loader mapped
+	// ("libpython3.11.so.1.0" for "libpython3.11.so.1.0 => /usr/lib/...").
+	Mapped []string
 }
 
 // Bound reports whether some reference to sym bound from one file to another;
@@ -138,6 +141,8 @@ func Trace(ldso, file string, names map[string]bool) (*Run, error) {
 	for _, line := range strings.Split(out.String(), "\n") {
 		if strings.Contains(line, "not found") || strings.Contains(line, "undefined symbol") {
 			run.Errors = append(run.Errors, strings.TrimSpace(line))
+		} else if name, _, ok := strings.Cut(strings.TrimSpace(line), " => "); ok {
+			run.Mapped = append(run.Mapped, name)
 		}
 	}
 	return run, nil
