@@ -170,7 +170,9 @@ func (s *Side) forPython(version string) {
 	}
 	roots := s.Roots[:0]
 	for _, r := range s.Roots {
-		if tag := pylocate.ExtensionTag(baseName(r.Object.Path)); tag != "" && tag != version && !strings.HasPrefix(tag, version) {
+		// A release interpreter imports its own tag (and 3.7's pymalloc
+		// "37m"), never a debug build's ("311d": Debian ships pyodbc's).
+		if tag := pylocate.ExtensionTag(baseName(r.Object.Path)); tag != "" && tag != version && tag != version+"m" {
 			s.OtherPython = append(s.OtherPython, r.Object)
 			continue
 		}
