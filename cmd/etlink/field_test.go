@@ -135,7 +135,13 @@ func TestFieldDebianPackages(t *testing.T) {
 			}
 			for _, cmd := range []string{"check", "conflicts"} {
 				o := &fieldOracle{t: t, dir: dir, ldso: ldso, torch: cmd == "conflicts"}
-				tallies = append(tallies, o.judge(d, cmd, runField(t, cmd, dir))...)
+				r := runField(t, cmd, dir)
+				tallies = append(tallies, o.judge(d, cmd, r)...)
+				if cmd == "check" {
+					for _, m := range o.missed(r) {
+						t.Errorf("%s: the loader reports %s; etlink check reports nothing of it", d, m)
+					}
+				}
 			}
 		}
 	}
@@ -303,6 +309,41 @@ func (o *fieldOracle) judge(pkg, cmd string, r *finding.Report) []*tally {
 	out := make([]*tally, len(order))
 	for i, rule := range order {
 		out[i] = by[rule]
+	}
+	return out
+}
+
+// missed lists what the loader reports in the package's process (its own
+// import, then every module dlopened) that check does not: an undefined
+// symbol with no ET401, a library not found with no ET402, at any
+// severity (recall).
+func (o *fieldOracle) missed(r *finding.Report) []string {
+	said := map[string]bool{}
+	for _, f := range r.Findings {
+		said[f.Rule+" "+f.Subject.Symbol] = true
+		det, _ := f.Details.(map[string]any)
+		if syms, ok := det["symbols"].([]any); ok {
+			for _, s := range syms {
+				if name, ok := s.(string); ok {
+					said[f.Rule+" "+name] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for _, e := range o.python().Errors {
+		if _, sym, ok := strings.Cut(e, "undefined symbol: "); ok {
+			sym = strings.Fields(sym)[0]
+			if !said["ET401 "+sym] {
+				out = append(out, "undefined symbol "+sym+" ("+e+")")
+			}
+		}
+		if lib, _, ok := strings.Cut(e, ": cannot open shared object file"); ok {
+			lib = filepath.Base(strings.TrimSpace(lib))
+			if !said["ET402 "+lib] {
+				out = append(out, lib+" not found ("+e+")")
+			}
+		}
 	}
 	return out
 }

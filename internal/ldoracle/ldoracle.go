@@ -89,7 +89,8 @@ var Timeout = 5 * time.Minute
 // loader is the Python side of Python: the steps come as JSON in argv[1];
 // it prints one JSON list, an error string or null per step.
 const loader = `import ctypes, importlib, json, os, sys
-out = []
+out, result = [], sys.stdout
+sys.stdout = sys.stderr  # what an import prints (pygame's banner) stays off the answer
 for s in json.loads(sys.argv[1]):
     try:
         if s.get("import"):
@@ -99,7 +100,7 @@ for s in json.loads(sys.argv[1]):
         out.append(None)
     except Exception as e:
         out.append(str(e))
-print(json.dumps(out))`
+result.write("\n" + json.dumps(out) + "\n")`
 
 // Python runs python with the steps and reports the bindings of names.
 // A step that fails does not stop the others.
@@ -114,7 +115,10 @@ func Python(python string, steps []Step, names map[string]bool) (*Run, error) {
 		return nil, err
 	}
 	var errs []*string
-	if err := json.Unmarshal(stdout.Bytes(), &errs); err != nil || len(errs) != len(steps) {
+	// The answer is the last line: a module's C code may still print to
+	// its own standard output.
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &errs); err != nil || len(errs) != len(steps) {
 		return nil, fmt.Errorf("%s: the load script answered %q", python, stdout.String())
 	}
 	for _, e := range errs {
