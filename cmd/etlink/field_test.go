@@ -151,6 +151,18 @@ func TestFieldDebianPackages(t *testing.T) {
 	}
 }
 
+// TestFieldWholeTree runs check on the whole dist-packages tree at once, as
+// a user checking an environment does: every package's Python read, every
+// module in one process. Every error and warning is confirmed by the
+// loader as the per-package runs are.
+func TestFieldWholeTree(t *testing.T) {
+	ldso := needField(t)
+	o := &fieldOracle{t: t, dir: fieldSite, ldso: ldso}
+	r := runField(t, "check", fieldSite)
+	tallies := o.judge("dist-packages", "check", r)
+	fieldReport(t, "field: the whole dist-packages tree, each error and warning confirmed by the loader", tallies)
+}
+
 // TestFieldMustFlag builds the trees testdata/field/mustflag/build.sh makes,
 // each of which must be flagged with the rule and severity its EXPECT names
 // and nothing else at warning or above, confirmed by the loader; the
@@ -478,6 +490,11 @@ func (o *fieldOracle) confirm(f finding.Finding) (bool, string) {
 		}
 		if slices.Contains(run.Searched[ldoracle.Real(file)], dir) {
 			return true, "the loader searches " + dir + " for " + filepath.Base(file)
+		}
+		// A process that mapped the file's dependencies before it
+		// searches nothing for it: the file alone is the experiment.
+		if alone := o.traced(file); slices.Contains(alone.Searched[ldoracle.Real(file)], dir) {
+			return true, "the loader searches " + dir + " for " + filepath.Base(file) + " loaded alone"
 		}
 		return false, fmt.Sprintf("the loader never searches %s for %s (searched %v)", dir, filepath.Base(file), run.Searched[ldoracle.Real(file)])
 	case "ET403":
