@@ -214,27 +214,10 @@ func inline(l logical) []logical {
 		return []logical{{l.line, l.indent, toks}}
 	}
 	var out []logical
-	depth, start := 0, 0
-	for i, t := range toks {
-		if t.kind != 'o' {
-			continue
+	for _, part := range splitTop(toks, ";") {
+		if len(part) > 0 {
+			out = append(out, logical{l.line, l.indent, part})
 		}
-		switch t.s {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		case ";":
-			if depth == 0 {
-				if i > start {
-					out = append(out, logical{l.line, l.indent, toks[start:i]})
-				}
-				start = i + 1
-			}
-		}
-	}
-	if start < len(toks) {
-		out = append(out, logical{l.line, l.indent, toks[start:]})
 	}
 	return out
 }

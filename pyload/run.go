@@ -95,25 +95,13 @@ func (r *reader) simple(fr *frame, toks []tok) (value, bool) {
 	}
 	// Assignments: targets = ... = value; augmented a |= b.
 	eq := -1
-	depth := 0
-	for i, t := range toks {
-		if t.kind != 'o' {
-			continue
+	topOps(toks, func(i int, op string) bool {
+		if op == "=" || op == "|=" {
+			eq = i
+			return false
 		}
-		switch t.s {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		case "=", "|=":
-			if depth == 0 {
-				eq = i
-			}
-		}
-		if eq >= 0 {
-			break
-		}
-	}
+		return true
+	})
 	if eq < 0 {
 		c := &cursor{r: r, fr: fr, toks: toks}
 		c.expr()
@@ -274,7 +262,21 @@ func dottedName(toks []tok) (name, alias string) {
 // splitTop splits tokens at sep outside brackets.
 func splitTop(toks []tok, sep string) [][]tok {
 	var out [][]tok
-	depth, start := 0, 0
+	start := 0
+	topOps(toks, func(i int, op string) bool {
+		if op == sep {
+			out = append(out, toks[start:i])
+			start = i + 1
+		}
+		return true
+	})
+	return append(out, toks[start:])
+}
+
+// topOps calls yield for each operator outside brackets, in order, until
+// it returns false.
+func topOps(toks []tok, yield func(i int, op string) bool) {
+	depth := 0
 	for i, t := range toks {
 		if t.kind != 'o' {
 			continue
@@ -284,14 +286,12 @@ func splitTop(toks []tok, sep string) [][]tok {
 			depth++
 		case ")", "]", "}":
 			depth--
-		case sep:
-			if depth == 0 {
-				out = append(out, toks[start:i])
-				start = i + 1
+		default:
+			if depth == 0 && !yield(i, t.s) {
+				return
 			}
 		}
 	}
-	return append(out, toks[start:])
 }
 
 // params reads a def header's parameter names: name(a, b=1, *args).
