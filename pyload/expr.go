@@ -36,6 +36,15 @@ type value struct {
 	ext string
 	// items are a list or tuple literal's elements.
 	items []value
+	// later is a name imported from a module whose run was put off: it is
+	// run when the name is read (reader.lookup).
+	later *lateName
+}
+
+// lateName is a module's name not read yet.
+type lateName struct {
+	mod  *module
+	name string
 }
 
 func boolean(b bool) value {

@@ -134,6 +134,9 @@ type module struct {
 	// the frame that imported it.
 	lazy     []byte
 	lazyFrom *frame
+	// stars are the modules whose run was put off that this one imports
+	// every name of: read when a name is not found.
+	stars []*module
 }
 
 type function struct {
@@ -376,6 +379,19 @@ func (r *reader) runOrDefer(fr *frame, m *module, always bool) {
 	m.lazy, m.lazyFrom = src, fr
 }
 
+// settle reads a name imported from a module whose run was put off: the
+// module runs now.
+func (r *reader) settle(v value) value {
+	for i := 0; v.later != nil && i < maxDepth; i++ {
+		r.force(v.later.mod)
+		v = v.later.mod.vars[v.later.name]
+	}
+	if v.later != nil {
+		return value{}
+	}
+	return v
+}
+
 // force runs a module whose run was put off, now that a name is asked of it.
 func (r *reader) force(m *module) {
 	if m.lazy != nil {
@@ -431,11 +447,19 @@ func mentions(src []byte, word string) bool {
 func (r *reader) lookup(fr *frame, name string) value {
 	if fr.locals != nil {
 		if v, ok := fr.locals[name]; ok {
-			return v
+			return r.settle(v)
 		}
 	}
 	if v, ok := fr.mod.vars[name]; ok {
+		v = r.settle(v)
+		fr.mod.vars[name] = v
 		return v
+	}
+	for _, m := range fr.mod.stars {
+		r.force(m)
+		if v, ok := m.vars[name]; ok && !strings.HasPrefix(name, "_") {
+			return r.settle(v)
+		}
 	}
 	switch name {
 	case "True":
@@ -460,7 +484,7 @@ func (r *reader) attr(fr *frame, v value, name string) value {
 	case v.mod != nil:
 		r.force(v.mod)
 		if w, ok := v.mod.vars[name]; ok {
-			return w
+			return r.settle(w)
 		}
 		if m := r.modules[v.mod.name+"."+name]; m != nil {
 			return value{mod: m}

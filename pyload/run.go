@@ -210,6 +210,10 @@ func (r *reader) fromStmt(fr *frame, toks []tok) {
 	for _, item := range splitTop(names, ",") {
 		name, alias := dottedName(item)
 		if len(item) == 1 && item[0].kind == 'o' && item[0].s == "*" {
+			if base.mod != nil && base.mod.lazy != nil && fr.locals == nil {
+				fr.mod.stars = append(fr.mod.stars, base.mod) // its names read when asked
+				continue
+			}
 			if base.mod != nil {
 				r.force(base.mod)
 				for k, v := range base.mod.vars {
@@ -238,7 +242,12 @@ func (r *reader) fromStmt(fr *frame, toks []tok) {
 				r.bind(fr, alias, sub)
 				continue
 			}
-			r.force(base.mod) // a name defined by a module whose run was put off
+			if base.mod.lazy != nil {
+				// A name of a module whose run was put off: run it when
+				// the name is read.
+				r.bind(fr, alias, value{later: &lateName{base.mod, name}})
+				continue
+			}
 			r.bind(fr, alias, base.mod.vars[name])
 		}
 	}
