@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -407,9 +408,7 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 		subj.Peer = objectList(c.Peer)
 		f := r.newFinding(g.sev, subj, msg)
 		f.Evidence = append(f.Evidence, defStep("wheel", g.w))
-		for _, p := range c.Peer {
-			f.Evidence = append(f.Evidence, defStep(b.Peer.Name, p))
-		}
+		f.Evidence = append(f.Evidence, peerSteps(b.Peer, c.Peer)...)
 		f.Evidence = append(f.Evidence, bindSteps(b, c.Bindings)...)
 		f.Fix = r.Fix
 		f.Details = g.det
@@ -458,9 +457,7 @@ func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) findi
 		len(g), lib, b.Peer.Name, how, useCounts(count), demangle.Name(g[worst].c.Name), g[worst].why)
 	f := r.newFinding(g[worst].sev, subj, msg)
 	f.Evidence = []finding.Step{defStep("wheel", g[worst].w)}
-	for _, d := range g[worst].c.Peer {
-		f.Evidence = append(f.Evidence, defStep(b.Peer.Name, d))
-	}
+	f.Evidence = append(f.Evidence, peerSteps(b.Peer, g[worst].c.Peer)...)
 	f.Evidence = append(f.Evidence, bindSteps(b, g[worst].c.Bindings)...)
 	f.Evidence = append(f.Evidence, finding.Step{Text: fmt.Sprintf("%d more symbols shared with %s: the finding's details list each, graded", len(g)-1, lib)})
 	f.Fix = fix
@@ -526,12 +523,50 @@ func defStep(side string, d analyze.Def) finding.Step {
 	}
 }
 
+// objectList names the definers, at most shownPeers of them.
 func objectList(defs []analyze.Def) string {
-	names := make([]string, len(defs))
-	for i, d := range defs {
-		names[i] = baseName(d.Object.Path)
+	names := make([]string, 0, min(len(defs), shownPeers))
+	for _, d := range defs[:min(len(defs), shownPeers)] {
+		names = append(names, baseName(d.Object.Path))
+	}
+	if n := len(defs) - shownPeers; n > 0 {
+		names = append(names, fmt.Sprintf("and %d more", n))
 	}
 	return strings.Join(names, ", ")
+}
+
+// shownPeers is how many of the peer's definers a finding names one by
+// one: Debian's torch loads 26 OpenCV libraries that define libstdc++'s
+// make_shared tag too.
+const shownPeers = 4
+
+// peerSteps are the evidence of the peer's definitions: the ones the peer
+// ships first, then those of its load closure, at most shownPeers, and a
+// step counting the rest (the details list every one).
+func peerSteps(peer *analyze.Side, defs []analyze.Def) []finding.Step {
+	ordered := slices.Clone(defs)
+	slices.SortStableFunc(ordered, func(a, b analyze.Def) int {
+		return cmpBool(!peer.Shipped(a.Object), !peer.Shipped(b.Object))
+	})
+	var steps []finding.Step
+	for _, d := range ordered[:min(len(ordered), shownPeers)] {
+		steps = append(steps, defStep(peer.Name, d))
+	}
+	if n := len(ordered) - shownPeers; n > 0 {
+		steps = append(steps, finding.Step{Text: fmt.Sprintf("%s: %d more libraries of its load closure export it (%s, ...)", peer.Name, n, baseName(ordered[shownPeers].Object.Path))})
+	}
+	return steps
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
 
 func baseName(p string) string { return path.Base(strings.ReplaceAll(p, "!", "/")) }
