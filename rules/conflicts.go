@@ -33,7 +33,9 @@ What breaks depends on how the copies are used (etlink models the loader's bindi
   hold state: data the process can write once relocated, TLS, and what the C++ runtime
   compares by address (libc++'s type_info, make_shared's tag), whatever the linkage
   (template static data, an inline function's static and its guard variable), unless
-  every copy is STB_GNU_UNIQUE, which the loader binds to one copy per process. A note
+  every copy is STB_GNU_UNIQUE, which the loader binds to one copy per process, and no
+  copy comes with a C++ runtime linked in statically (whose own code would then run on
+  the system runtime's state). A note
   for code, read-only data (std::piecewise_construct, vtables in RELRO) and RTTI under
   libstdc++, whose type_info::operator== compares names: no state is split. A wheel
   library with libstdc++ linked in statically and exported is the classic error: its
@@ -241,8 +243,9 @@ func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) (
 	switch {
 	case analyze.AllVague(defs...) && !state:
 		return finding.Note, "vague", "vague linkage on every side: the C++ ABI expects copies"
-	case analyze.AllUnique(defs...):
-		// One copy per process by the loader's rule: the state is one.
+	case analyze.AllUnique(defs...) && !ctx.bundledRuntime(name, defs...):
+		// One copy per process by the loader's rule: the state is one,
+		// and the code that uses it is the same header code everywhere.
 		return finding.Note, "vague", "STB_GNU_UNIQUE on every side: the loader binds every reference in the process to one copy"
 	case use == analyze.Interposed && state:
 		return finding.Error, linkage, "references bind to another copy than their own: two states mixed"
@@ -256,6 +259,37 @@ func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) (
 		return finding.Note, linkage, "both copies are live, each used by its own: duplicated code"
 	}
 	return finding.Note, linkage, "at most one copy is used in the process"
+}
+
+// bundledRuntime reports whether a definer of a C++ runtime's symbol
+// carries the runtime itself (linked in statically, not linking the shared
+// one): unifying its unique symbols with the system runtime's mixes two
+// runtimes' code over one state.
+func (ctx *Context) bundledRuntime(name string, defs ...[]analyze.Def) bool {
+	if ctx.Components == nil {
+		return false
+	}
+	comp := ctx.Components.Of(name)
+	for _, ds := range defs {
+		for _, d := range ds {
+			if isRuntimeLibrary(d.Object) {
+				continue
+			}
+			if rt := sharedRuntime(d.Object, comp); rt == "" && (comp == "libstdc++" || comp == "libstdc++/libgcc" || comp == "libc++") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isRuntimeLibrary reports whether o is a C++ runtime's shared library.
+func isRuntimeLibrary(o *elfobj.Object) bool {
+	name := o.Soname
+	if name == "" {
+		name = baseName(o.Path)
+	}
+	return strings.HasPrefix(name, "libstdc++.so") || strings.HasPrefix(name, "libc++.so") || strings.HasPrefix(name, "libgcc_s.so")
 }
 
 // isState reports whether a definition is state that a second copy splits:
