@@ -41,7 +41,7 @@ func (r *Retention) builtUnits(o *elfobj.Object) []Copy {
 	p := &r.produced
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	key := realPath(o.Path)
+	key := realFile(o)
 	l := p.links[key]
 	if l == nil {
 		return nil
@@ -86,10 +86,23 @@ func (r *Retention) libraryCopies(o *elfobj.Object, regs []Registration) []Copy 
 	return copies
 }
 
-// realPath is p with symlinks resolved, or p cleaned when it cannot be.
+// realPath is p made absolute with symlinks resolved, or only made
+// absolute when they cannot be.
 func realPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}
-	return filepath.Clean(p)
+	return p
+}
+
+// realFile is the file o was read from, as realPath says it: the reader
+// resolved it already (Object.Real), so most objects cost no system call.
+func realFile(o *elfobj.Object) string {
+	if o.Real != "" {
+		return o.Real
+	}
+	return realPath(o.Path)
 }

@@ -225,7 +225,7 @@ func (r *Retention) throughOthers(f *LinkFacts) {
 	dropped := map[string]*LibraryFate{}
 	for i := range f.Libraries {
 		if lf := &f.Libraries[i]; !lf.Kept {
-			dropped[realPath(lf.Object.Path)] = lf
+			dropped[realFile(lf.Object)] = lf
 		}
 	}
 	if len(dropped) == 0 {
@@ -243,7 +243,7 @@ func (r *Retention) throughOthers(f *LinkFacts) {
 			if d.Object == nil || d.Object == from {
 				continue
 			}
-			if lf := dropped[realPath(d.Object.Path)]; lf != nil && lf.LoadedBy == nil {
+			if lf := dropped[realFile(d.Object)]; lf != nil && lf.LoadedBy == nil {
 				lf.LoadedBy = from
 			}
 		}
@@ -654,11 +654,7 @@ type memberOcc struct {
 
 // member is m's record, made at its first occurrence.
 func (s *linkSim) member(li loadedInput, m *elfobj.Object) *memberOcc {
-	file := m.Archive
-	if real, err := filepath.EvalSymlinks(file); err == nil {
-		file = real
-	}
-	k := memberKey{file, m.Member}
+	k := memberKey{realPath(m.Archive), m.Member}
 	mo := s.members[k]
 	if mo == nil {
 		mo = &memberOcc{obj: m, in: li.in}
@@ -740,7 +736,7 @@ func onePerFile(shared []loadedInput, kept map[*elfobj.Object][]Ref) []loadedInp
 	at := map[string]int{}
 	for _, li := range shared {
 		_, k := kept[li.objs[0]]
-		key := realPath(li.objs[0].Path)
+		key := realFile(li.objs[0])
 		i, seen := at[key]
 		if !seen {
 			at[key] = len(out)
