@@ -27,7 +27,7 @@ const (
 // Bounds on decoding. A function without a symbol size is swept until a
 // return no earlier branch jumps past; a jump farther than window is taken
 // for a tail call or a cold block and followed as a function of its own.
-// perInitializer and budget bound the instructions decoded per initializer
+// perInitializer and decodeBudget bound the instructions decoded per initializer
 // and per object (torch's libraries have hundreds of initializers whose call
 // graphs fan out into the library; each function is decoded once).
 const (
@@ -39,7 +39,7 @@ const (
 	maxInsns       = 1 << 14
 	window         = 1 << 14
 	perInitializer = 1 << 16
-	budget         = 1 << 22
+	decodeBudget   = 1 << 22
 )
 
 // linked indexes a shared object or executable for following initializers
@@ -59,7 +59,7 @@ type linked struct {
 	inits   []Initializer
 	// decoded caches each function's call targets and GOT slots.
 	decoded map[uint64]decoded
-	// spent counts instructions decoded, against budget.
+	// spent counts instructions decoded, against decodeBudget.
 	spent     int
 	truncated bool
 	last      *elf.Section // the section section() found last
@@ -174,7 +174,7 @@ func (l *linked) walkAll(addrs []uint64) {
 				if i >= len(addrs) {
 					return
 				}
-				if spent.Load() >= budget {
+				if spent.Load() >= decodeBudget {
 					continue
 				}
 				w := newHandoffWalk(v)
@@ -193,7 +193,7 @@ func (l *linked) walkAll(addrs []uint64) {
 	base := len(l.inits) - len(addrs)
 	for i, r := range res {
 		in := &l.inits[base+i]
-		if total >= budget || !r.walked {
+		if total >= decodeBudget || !r.walked {
 			in.Undecided = "the decoding budget ran out"
 		} else {
 			total += r.spent
@@ -474,7 +474,7 @@ func (l *linked) calls(addr uint64) []string {
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
-		if l.spent-start >= perInitializer || l.spent >= budget {
+		if l.spent-start >= perInitializer || l.spent >= decodeBudget {
 			l.truncated = true
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/etlink/etlink/internal/budget"
 	"io"
 	"io/fs"
 	"os"
@@ -20,6 +21,10 @@ import (
 
 // Options tune Open.
 type Options struct {
+	// Budget is the run's (nil: no limits): every file opened is charged
+	// its size and each ELF image read one object, before any cache is
+	// asked, so that the cache never changes whether it trips.
+	Budget *budget.Budget
 	// Limits bound what reading a wheel may decompress; zero fields take
 	// DefaultLimits.
 	Limits Limits

@@ -3,6 +3,7 @@ package linkline
 import (
 	"errors"
 	"fmt"
+	"github.com/etlink/etlink/internal/budget"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,10 @@ type Options struct {
 	// SearchDirs returns the system library dirs for -l resolution; nil =
 	// GCC's Debian layout for the driver's target and version.
 	SearchDirs func(driver string) []string
+	// Budget is the run's (nil: no limits): each build file read (a
+	// ninja include, a response file, a File API reply) is charged one
+	// Included and its size.
+	Budget *budget.Budget
 }
 
 // session holds what one Parse call learns and may reuse across the links

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/etlink/etlink/internal/budget"
 	"io"
 	"path"
 	"strings"
@@ -223,6 +224,8 @@ type Options struct {
 	// question about which inputs a link loaded and why (retention) needs
 	// none of them, and a map's symbol list is most of what it holds.
 	NoSymbols bool
+	// Budget is the run's (nil: no limits); a map is charged its size.
+	Budget *budget.Budget
 }
 
 // ParseFile parses the map file at path.
