@@ -16,16 +16,15 @@ import (
 	"github.com/etlink/etlink/linkmap"
 )
 
-// mapOptions is what retention asks of a map: which inputs were loaded,
-// extracted and kept, and why; never its symbol list.
-var mapOptions = linkmap.Options{NoSymbols: true}
-
 // LinkInputs are the links and maps found among the user's inputs.
 type LinkInputs struct {
 	Links []*linkline.Link
 	Maps  []*linkmap.Map
 	// Sources says, per input path, what was read from it (for notes).
 	Sources map[string]string
+	// mapOpt is what retention asks of a map: which inputs were loaded,
+	// extracted and kept, and why; never its symbol list.
+	mapOpt linkmap.Options
 }
 
 // CollectLinks reads a mix of inputs: build directories (the CMake File API
@@ -36,7 +35,7 @@ type LinkInputs struct {
 // and the others are still read. ELF files are not links: the engine finds
 // each link's output itself.
 func CollectLinks(paths []string, opt linkline.Options) (*LinkInputs, []error) {
-	in := &LinkInputs{Sources: map[string]string{}}
+	in := &LinkInputs{Sources: map[string]string{}, mapOpt: linkmap.Options{NoSymbols: true, Budget: opt.Budget}}
 	var errs []error
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -185,7 +184,7 @@ func (in *LinkInputs) file(p string, opt linkline.Options, explicit bool) []erro
 		in.Links = append(in.Links, links...)
 		return errs
 	case isMap(p):
-		m, err := linkmap.ParseFile(p, mapOptions)
+		m, err := linkmap.ParseFile(p, in.mapOpt)
 		if err != nil {
 			return []error{err}
 		}
@@ -233,7 +232,7 @@ func (in *LinkInputs) MapFor(l *linkline.Link) (*linkmap.Map, error) {
 	if named == "" || !exists(named) {
 		return nil, nil
 	}
-	m, err := linkmap.ParseFile(named, mapOptions)
+	m, err := linkmap.ParseFile(named, in.mapOpt)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/budget"
 	"github.com/etlink/etlink/ldcache"
 	"github.com/etlink/etlink/linkline"
 	"github.com/etlink/etlink/pylocate"
@@ -54,7 +55,9 @@ type Options struct {
 	// Index, when set, answers for the closure's libraries that hold none
 	// of the names read for (elfobj.Index).
 	Index *elfobj.Index
-	Log   Log
+	// Budget is the run's (nil: no limits).
+	Budget *budget.Budget
+	Log    Log
 }
 
 // Session is what conflicts and check read: the shipped objects, the peer,
@@ -113,7 +116,7 @@ func Open(opt Options) (*Session, error) {
 	s := &Session{}
 	// The wheel's own relocations say which of its definitions it uses
 	// through the loader (and which are an executable's copies).
-	s.Objects, s.Inputs, s.Dangling = ReadInputs(opt.Paths, elfobj.Options{References: true}, log)
+	s.Objects, s.Inputs, s.Dangling = ReadInputs(opt.Paths, elfobj.Options{References: true, Budget: opt.Budget}, log)
 	// The peer and the libraries the search finds are read keeping only
 	// the names the rules ask about.
 	var read elfobj.Options
@@ -124,6 +127,7 @@ func Open(opt Options) (*Session, error) {
 		read.Only = ConflictNames(s.Objects)
 	}
 	read.ModuleInit = true // what IsExtension asks of a partial read
+	read.Budget = opt.Budget
 	read.Index = opt.Index
 	wheel := NewSide("wheel", s.Objects, ReadPythonPlan(opt.Paths, s.Objects))
 	c := <-cacheCh
@@ -555,7 +559,9 @@ func OpenLinks(paths []string, opt linkline.Options, patterns *Patterns, log Log
 	for p, what := range in.Sources {
 		log.Notef("%s: read %s", p, what)
 	}
-	engine := NewRetention(patterns, NewLoader(LoadCache("", log), nil))
+	loader := NewLoader(LoadCache("", log), nil)
+	loader.Read.Budget = opt.Budget
+	engine := NewRetention(patterns, loader)
 	defer engine.Close()
 	engine.Produces(in.Links)
 	var facts []*LinkFacts

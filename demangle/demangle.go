@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/etlink/etlink/internal/budget"
+
 	upstream "github.com/ianlancetaylor/demangle"
 )
 
@@ -63,30 +65,19 @@ var options = []upstream.Option{upstream.Verbose, upstream.NoRust, upstream.MaxL
 // is not a mangled name and comes back unchanged. Split at the first '@' and
 // print the version after the demangled name, as nm -C does.
 //
-// Name is safe for concurrent use. Results are cached; the cache holds at
-// most 262144 names and forgets a share of them when full rather than
-// growing with every distinct symbol of a large link.
+// Name is safe for concurrent use. Each name is demangled at most once per
+// run (UseBudget starts one), and only while the run's demangling budget
+// lasts: past it names are returned as they are (OverBudget counts them).
 func Name(sym string) string {
 	if !mayBeMangled(sym) {
 		return sym
 	}
-	sh := shardOf(sym)
-	sh.mu.Lock()
-	out, ok := sh.m[sym]
-	sh.mu.Unlock()
-	if ok {
-		return out
-	}
-	out = demangle(sym)
-	sh.mu.Lock()
-	if sh.m == nil || len(sh.m) >= cacheShardMax {
-		sh.m = make(map[string]string)
-	}
-	// Clone the key: sym is often a slice of a whole string table, which
-	// the cache must not keep alive.
-	sh.m[strings.Clone(sym)] = out
-	sh.mu.Unlock()
-	return out
+	return lookup(sym, func(e *entry) **string { return &e.name }, func() string {
+		if !afford(sym) {
+			return sym
+		}
+		return demangle(sym)
+	})
 }
 
 // mayBeMangled reports whether sym has a prefix c++filt demangles at all.
@@ -118,8 +109,7 @@ func demangle(sym string) (out string) {
 	if strings.HasPrefix(sym, "_GLOBAL_") {
 		return sym
 	}
-	if tooDeep(sym) {
-		skipped.Add(1)
+	if tooDeep(sym) { // afford counts it
 		return sym
 	}
 	s, err := upstream.ToString(sym, options...)
@@ -191,6 +181,9 @@ func globalCDtor(sym string) (string, bool) {
 	if i := strings.IndexByte(key, '.'); i >= 0 {
 		key = key[:i]
 	}
+	if !afford(key) {
+		return sym, true
+	}
 	s, err := upstream.ToString(key, options...)
 	if err != nil {
 		return "", false
@@ -198,25 +191,103 @@ func globalCDtor(sym string) (string, bool) {
 	return kind + s, true
 }
 
-// Cache sizing: 64 shards keep lock contention low when many goroutines
-// print at once; 4096 names per shard (262144 in all, tens of megabytes at
-// most) covers any report a person reads.
+// The cache holds every name a run demangles (and each name's qualified
+// path and signature, which components and registration matching read), so
+// that no name costs the demangler twice: the run's budget bounds what it
+// holds. Without a budget (a caller that never started a run) each of its
+// 64 shards forgets its names past 4096 rather than grow without bound.
 const (
 	cacheShards   = 64
 	cacheShardMax = 4096
 )
 
+// entry is what the run has learnt of one name.
+type entry struct {
+	name *string
+	path *[]string
+	sig  *sigResult
+}
+
 type cacheShard struct {
 	mu sync.Mutex
-	m  map[string]string
+	m  map[string]*entry
 	_  [48]byte // keep neighbouring shards' locks off one cache line
 }
 
 var (
 	cache     [cacheShards]cacheShard
 	cacheSeed = maphash.MakeSeed()
+	// run is the budget demangling is charged to (nil: none).
+	run atomic.Pointer[budget.Budget]
+	// overBudget counts the names left raw because the budget was spent.
+	overBudget atomic.Int64
 )
 
 func shardOf(sym string) *cacheShard {
 	return &cache[maphash.String(cacheSeed, sym)%cacheShards]
+}
+
+// lookup returns the field of sym's entry that field selects, computing
+// it with compute when the run has not yet.
+func lookup[T any](sym string, field func(*entry) **T, compute func() T) T {
+	sh := shardOf(sym)
+	sh.mu.Lock()
+	if e := sh.m[sym]; e != nil {
+		if v := *field(e); v != nil {
+			sh.mu.Unlock()
+			return *v
+		}
+	}
+	sh.mu.Unlock()
+	out := compute()
+	sh.mu.Lock()
+	if sh.m == nil || len(sh.m) >= cacheShardMax && run.Load() == nil {
+		sh.m = make(map[string]*entry)
+	}
+	e := sh.m[sym]
+	if e == nil {
+		// Clone the key: sym is often a slice of a whole string table,
+		// which the cache must not keep alive.
+		e = &entry{}
+		sh.m[strings.Clone(sym)] = e
+	}
+	*field(e) = &out
+	sh.mu.Unlock()
+	return out
+}
+
+// UseBudget starts a run: the names demangled from now on are charged to b
+// (nil: no limit), and none is remembered from before.
+func UseBudget(b *budget.Budget) {
+	run.Store(b)
+	overBudget.Store(0)
+	skipped.Store(0)
+	for i := range cache {
+		cache[i].mu.Lock()
+		cache[i].m = nil
+		cache[i].mu.Unlock()
+	}
+}
+
+// OverBudget is how many names the run left raw because its demangling
+// budget was spent.
+func OverBudget() int64 { return overBudget.Load() }
+
+// afford reports whether sym may be handed to the upstream demangler: it
+// is within the per-name bound (tooDeep) and the run's budget pays for it.
+// A name costs its length squared: the upstream demangler's time grows
+// with its nesting, which its length bounds (4 KiB names cost up to 56 ms,
+// the 83,749 C++ names of libtorch_cpu, libtorch_python and libLLVM-15
+// 1.5 s, 7.1e8 units).
+func afford(sym string) bool {
+	if tooDeep(sym) {
+		skipped.Add(1)
+		return false
+	}
+	n := int64(len(sym))
+	if run.Load().Charge(budget.Demangled, n*n, sym) != nil {
+		overBudget.Add(1)
+		return false
+	}
+	return true
 }

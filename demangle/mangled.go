@@ -256,8 +256,19 @@ func sourceName(s string) (id, rest string, ok bool) {
 }
 
 // qualifiedPath demangles sym and returns the components of its qualified
-// name, for the names the fast reading cannot decide.
-func qualifiedPath(sym string) (path []string) {
+// name, for the names the fast reading cannot decide (none past the
+// demangler's bound or its run's budget).
+func qualifiedPath(sym string) []string {
+	return lookup(sym, func(e *entry) **[]string { return &e.path }, func() []string {
+		if !afford(sym) {
+			return nil
+		}
+		return demangledPath(sym)
+	})
+}
+
+// demangledPath is qualifiedPath without the cache and budget.
+func demangledPath(sym string) (path []string) {
 	defer func() {
 		if recover() != nil {
 			path = nil

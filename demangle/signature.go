@@ -23,11 +23,29 @@ type Signature struct {
 
 // FunctionSignature reads the signature of a mangled function name; ok is
 // false for names that are not mangled functions (C names, data, names over
-// the demangler's bound).
-func FunctionSignature(sym string) (sig Signature, ok bool) {
-	if !strings.HasPrefix(sym, "_Z") || tooDeep(sym) {
+// the demangler's bound or its run's budget).
+func FunctionSignature(sym string) (Signature, bool) {
+	if !strings.HasPrefix(sym, "_Z") {
 		return Signature{}, false
 	}
+	r := lookup(sym, func(e *entry) **sigResult { return &e.sig }, func() sigResult {
+		if !afford(sym) {
+			return sigResult{}
+		}
+		sig, ok := functionSignature(sym)
+		return sigResult{sig, ok}
+	})
+	return r.sig, r.ok
+}
+
+// sigResult is FunctionSignature's answer, as the cache keeps it.
+type sigResult struct {
+	sig Signature
+	ok  bool
+}
+
+// functionSignature is FunctionSignature without the cache and budget.
+func functionSignature(sym string) (sig Signature, ok bool) {
 	defer func() {
 		if recover() != nil {
 			sig, ok = Signature{}, false

@@ -13,7 +13,8 @@ import (
 // Table writes a plain table in the report's style (for inventories such
 // as scan): a header row, then the rows, left-aligned, two blanks between
 // columns, every line indented by two blanks and without trailing blanks.
-// A cell holding newlines spans as many lines; columns are as wide as
+// A cell is one line: its control characters (a newline in a name read
+// from a file would forge a row) are escaped. Columns are as wide as
 // their widest cell as a terminal shows it (East Asian wide characters
 // take two columns, combining marks none).
 //
@@ -23,45 +24,30 @@ import (
 func Table(w io.Writer, header []string, rows [][]string) error {
 	all := append([][]string{header}, rows...)
 	var widths []int
-	cells := make([][][]string, len(all)) // row, column, line
+	cells := make([][]string, len(all)) // row, column
 	for i, r := range all {
-		cells[i] = make([][]string, len(r))
+		cells[i] = make([]string, len(r))
 		for j, c := range r {
-			cells[i][j] = strings.Split(c, "\n")
-			for k, line := range cells[i][j] {
-				cells[i][j][k] = Visible(strings.TrimSpace(line))
-			}
+			cells[i][j] = Visible(strings.TrimSpace(c))
 			if j == len(widths) {
 				widths = append(widths, 0)
 			}
-			for _, line := range cells[i][j] {
-				widths[j] = max(widths[j], displayWidth(line))
-			}
+			widths[j] = max(widths[j], displayWidth(cells[i][j]))
 		}
 	}
 	bw := bufio.NewWriter(w)
 	var line strings.Builder
 	for _, r := range cells {
-		height := 1
-		for _, c := range r {
-			height = max(height, len(c))
-		}
-		for k := range height {
-			line.Reset()
-			line.WriteString("  ")
-			for j, c := range r {
-				var s string
-				if k < len(c) {
-					s = c[k]
-				}
-				line.WriteString(s)
-				if j < len(r)-1 {
-					line.WriteString(strings.Repeat(" ", widths[j]-displayWidth(s)+2))
-				}
+		line.Reset()
+		line.WriteString("  ")
+		for j, s := range r {
+			line.WriteString(s)
+			if j < len(r)-1 {
+				line.WriteString(strings.Repeat(" ", widths[j]-displayWidth(s)+2))
 			}
-			bw.WriteString(strings.TrimRight(line.String(), " "))
-			bw.WriteByte('\n')
 		}
+		bw.WriteString(strings.TrimRight(line.String(), " "))
+		bw.WriteByte('\n')
 	}
 	return bw.Flush()
 }

@@ -18,8 +18,10 @@ func TestTable(t *testing.T) {
 			"  A   B\n  a\n  bb  c\n"},
 		{"wide and combining characters", []string{"NAME", "X"}, [][]string{{"日本", "1"}, {"e\u0301", "2"}, {"Ａb", "3"}},
 			"  NAME  X\n  日本  1\n  e\u0301     2\n  Ａb   3\n"},
-		{"a cell with a newline spans two lines", []string{"A", "B", "C"}, [][]string{{"x\ny", "z", "w"}},
-			"  A  B  C\n  x  z  w\n  y\n"},
+		// A name read from a file holding a newline cannot forge a row;
+		// bytes that are not UTF-8 do not reach the terminal raw.
+		{"a newline in a cell is escaped", []string{"A", "B", "C"}, [][]string{{"x\n  libevil.so  DYN", "z", "w"}, {"n\xff\xfe", "\ufffd", "\x1b[2J"}},
+			"  A                       B  C\n  x\\x0a  libevil.so  DYN  z  w\n  n\\xff\\xfe               \ufffd  \\x1b[2J\n"},
 		{"short rows", []string{"A", "B"}, [][]string{{"only"}},
 			"  A     B\n  only\n"},
 	} {

@@ -48,7 +48,10 @@ import (
 //	symbols = ["et_threadpool_*"]
 type Config struct {
 	// Path is the file the configuration was read from ("" for none).
-	Path       string              `toml:"-"`
+	Path string `toml:"-"`
+	// Budget raises or lowers the run's limits (internal/budget's kinds:
+	// read = "64GiB", objects = 200000, ...); --budget overrides it.
+	Budget     map[string]any      `toml:"budget"`
 	Components map[string][]string `toml:"components"`
 	Conflicts  struct {
 		Allow []string `toml:"allow"`

@@ -87,7 +87,7 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	if !ok {
 		return nil, nil, false
 	}
-	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log = paths, pf.with, pf.pythons(), order, a
+	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log, opt.Budget = paths, pf.with, pf.pythons(), order, a, a.budget
 	if p := cachedir.File("symindex"); p != "" { // a run that keeps nothing learns nothing
 		a.index = elfobj.OpenIndex(p)
 		opt.Index = a.index

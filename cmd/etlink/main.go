@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/internal/budget"
 	"github.com/etlink/etlink/internal/gcdefer"
 	"github.com/etlink/etlink/report"
 )
@@ -46,6 +47,8 @@ type app struct {
 	// index is the library index conflicts and check read closures with,
 	// written back after the report.
 	index *elfobj.Index
+	// budget is the run's (startBudget).
+	budget *budget.Budget
 }
 
 func main() {
@@ -151,7 +154,27 @@ func (c *command) parse(a *app, fs *pflag.FlagSet, args []string) (int, bool) {
 
 // errorf prints an error the way cmd/go does: "etlink: what is wrong".
 func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, args...)))
+	fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, visibleArgs(args)...)))
+}
+
+// visibleArgs escapes the text of a message's arguments (report.Visible):
+// a path or name read from an input that holds a newline must not forge
+// a line of its own. The format's own newlines stay.
+func visibleArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, v := range args {
+		switch v := v.(type) {
+		case string:
+			out[i] = report.Visible(v)
+		case error:
+			out[i] = report.Visible(v.Error())
+		case fmt.Stringer:
+			out[i] = report.Visible(v.String())
+		default:
+			out[i] = v
+		}
+	}
+	return out
 }
 
 // println writes one line of plain output (tree, why), its control
@@ -169,7 +192,7 @@ func (a *app) InputError(err error) {
 // notef prints progress and notes unless -q was given.
 func (a *app) Notef(format string, args ...any) {
 	if !a.quiet {
-		fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, args...)))
+		fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, visibleArgs(args)...)))
 	}
 }
 

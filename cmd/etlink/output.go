@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/budget"
 	"github.com/etlink/etlink/report"
 	"github.com/etlink/etlink/rules"
 )
@@ -28,6 +30,7 @@ type outputFlags struct {
 	srcroot       string
 	verbose       bool
 	quiet         bool
+	budget        string
 }
 
 // findingOutput is what a command that reports findings offers.
@@ -50,6 +53,7 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 		fs.BoolVarP(&o.verbose, "verbose", "v", false, "list every finding, notes included, with its evidence chain and fix")
 	}
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no notes on stderr")
+	fs.StringVar(&o.budget, "budget", "", "the run's limits, as kind=N,...: read, inflate (bytes: 64GiB), objects, demangle, include (docs/budgets.md)")
 }
 
 // registrar is a group of flags a command adds to its flag set.
@@ -74,6 +78,9 @@ func (c *command) parseReporting(a *app, args []string, out *outputFlags, extra 
 	}
 	a.quiet = out.quiet
 	failOn, err := out.check()
+	if err == nil {
+		err = a.startBudget(out, nil)
+	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "etlink %s: %v\nRun 'etlink %s --help' for usage.\n", c.name, err, c.name)
 		return nil, 0, exitError, false
@@ -99,11 +106,35 @@ func (o *outputFlags) check() (finding.Severity, error) {
 // config loads the configuration, printing the error when it cannot.
 func (a *app) config(o *outputFlags) (*rules.Config, bool) {
 	cfg, err := o.loadConfig()
+	if err == nil && len(cfg.Budget) > 0 {
+		err = a.startBudget(o, cfg)
+	}
 	if err != nil {
 		a.errorf("%v", err)
 		return nil, false
 	}
 	return cfg, true
+}
+
+// startBudget starts the run's budget: the defaults, then cfg's [budget]
+// table, then --budget.
+func (a *app) startBudget(o *outputFlags, cfg *rules.Config) error {
+	lim := budget.Defaults
+	if cfg != nil {
+		for _, kind := range slices.Sorted(maps.Keys(cfg.Budget)) {
+			if err := lim.SetOne(kind, fmt.Sprint(cfg.Budget[kind])); err != nil {
+				return fmt.Errorf("%s: [budget] %v", cfg.Path, err)
+			}
+		}
+	}
+	if o.budget != "" {
+		if err := lim.Set(o.budget); err != nil {
+			return fmt.Errorf("--budget: %v", err)
+		}
+	}
+	a.budget = budget.New(lim)
+	demangle.UseBudget(a.budget)
+	return nil
 }
 
 // orHere defaults a command's inputs to the current directory.
@@ -174,6 +205,10 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 	r.Summary = finding.Summarize(r.Findings)
 	if n := demangle.Skipped(); n > 0 {
 		a.Notef("%d symbol names are over the demangler's bound (crafted, or longer than any real C++ name) and are shown as they are", n)
+	}
+	if n := demangle.OverBudget(); n > 0 {
+		a.Notef("%d symbol names are shown mangled: the run's demangle budget (%s) is spent (--budget demangle=N raises it)",
+			n, budget.Demangled.Format(a.budget.Limit(budget.Demangled)))
 	}
 	opt := report.Options{Verbose: o.verbose, Rules: rules.Docs(), BaseDir: o.srcroot}
 	if f, ok := a.stdout.(*os.File); ok {

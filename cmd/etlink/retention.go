@@ -79,6 +79,7 @@ func (a *app) linkOptions(rf *retentionFlags, cfg *rules.Config) (linkline.Optio
 		a.errorf("%v", err)
 		return opt, nil, false
 	}
+	opt.Budget = a.budget
 	return opt, patterns, true
 }
 

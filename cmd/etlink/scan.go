@@ -80,7 +80,7 @@ func scanJSON(a *app, paths []string) error {
 	var end int64
 	var werr error
 	encoders := sync.Pool{New: func() any { return new(report.ElementEncoder) }}
-	segs, inputs, _ := analyze.ReadEach(paths, elfobj.Options{}, a, func(o *elfobj.Object) segment {
+	segs, inputs, _ := analyze.ReadEach(paths, elfobj.Options{Budget: a.budget}, a, func(o *elfobj.Object) segment {
 		e := encoders.Get().(*report.ElementEncoder)
 		defer encoders.Put(e)
 		b, err := e.Encode(o)
@@ -111,7 +111,7 @@ func scanJSON(a *app, paths []string) error {
 }
 
 func scanTable(a *app, paths []string) error {
-	rows, _, _ := analyze.ReadEach(paths, elfobj.Options{}, a, func(o *elfobj.Object) []string {
+	rows, _, _ := analyze.ReadEach(paths, elfobj.Options{Budget: a.budget}, a, func(o *elfobj.Object) []string {
 		return []string{o.Path, o.TypeName(), o.MachineName(), dash(o.Soname),
 			dash(strings.Join(o.Needed, " ")), searchPath(o),
 			fmt.Sprint(o.Exports()), fmt.Sprint(o.Undefined())}

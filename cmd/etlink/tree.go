@@ -87,7 +87,7 @@ func runTree(c *command, a *app, args []string) int {
 		}
 		paths = append(paths, abs)
 	}
-	objs, inputs, _ := analyze.ReadInputs(paths, elfobj.Options{}, a)
+	objs, inputs, _ := analyze.ReadInputs(paths, elfobj.Options{Budget: a.budget}, a)
 	l := analyze.NewLoader(analyze.LoadCache("", a), objs)
 	l.Relocated = installed
 	if libPath != "" {

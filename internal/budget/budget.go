@@ -52,7 +52,7 @@ var Defaults = Limits{
 	Read:      64 << 30,
 	Inflated:  32 << 30,
 	Objects:   200_000,
-	Demangled: 1 << 30,
+	Demangled: 1 << 28,
 	Included:  100_000,
 }
 
@@ -128,6 +128,14 @@ func (b *Budget) Charge(k Kind, n int64, input string) error {
 
 // Spent reports whether a charge of k has failed in this run.
 func (b *Budget) Spent(k Kind) bool { return b != nil && b.tripped[k].Load() != nil }
+
+// Limit is the run's limit of k (0: none).
+func (b *Budget) Limit(k Kind) int64 {
+	if b == nil {
+		return 0
+	}
+	return b.lim[k]
+}
 
 // Used is how much of k the run has spent.
 func (b *Budget) Used(k Kind) int64 {
