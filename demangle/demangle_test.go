@@ -243,6 +243,9 @@ func FuzzName(f *testing.F) {
 		// bound, returned raw at once.
 		"_Z1f" + strings.Repeat("P", 300000) + "i", "_Z1f" + strings.Repeat("PK", 40) + "i",
 		"_Z1f" + strings.Repeat("N1a", 2000) + "E",
+		// Just inside the bound and slow (tens of milliseconds): what
+		// the run's budget is for.
+		"_Z1f" + strings.Repeat(strings.Repeat("P", maxQualifiers)+"A1_", 110) + "i",
 	} {
 		f.Add(s)
 	}

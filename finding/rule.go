@@ -9,17 +9,18 @@ import (
 // rules) and read by everything that describes rules: etlink rules and
 // explain, the text report's per-rule summary, SARIF's tool.driver.rules.
 type RuleDoc struct {
-	ID       string
-	Name     string
-	Severity Severity
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Severity Severity `json:"severity"`
 	// Summary is one line: what the rule finds.
-	Summary string
+	Summary string `json:"summary"`
 	// Why says what goes wrong at run time.
-	Why string
+	Why string `json:"why"`
 	// Fix says how to repair it.
-	Fix string
+	Fix string `json:"fix"`
 	// Before and After are a failing and a fixed example.
-	Before, After string
+	Before string `json:"before"`
+	After  string `json:"after"`
 }
 
 // Explain is the rule's full documentation as etlink explain prints it.

@@ -143,9 +143,10 @@ func (l locator) annotation(f *finding.Finding, verbose bool) annotation {
 				a.message += fmt.Sprintf(" (%s:%d)", l.display(st.File), st.Line)
 			}
 		}
-		if f.Fix != "" {
-			a.message += "\nfix: " + strings.TrimSpace(f.Fix)
-		}
+	}
+	// The fix is what the reviewer acts on: always there.
+	if f.Fix != "" {
+		a.message += "\nfix: " + strings.TrimSpace(f.Fix)
 	}
 	return a
 }

@@ -20,6 +20,8 @@ type Chain struct {
 	Kind     string `json:"kind"` // "shared library", "archive member", "input"
 	Kept     bool   `json:"kept"`
 	Observed bool   `json:"observed"`
+	// Lost is set when what the unit registers is missing at run time.
+	Lost bool `json:"lost"`
 	// Twice is set when the unit also registers from another copy (ET104).
 	Twice   bool           `json:"twice,omitempty"`
 	Steps   []finding.Step `json:"steps"`
@@ -190,6 +192,7 @@ func libraryChain(f *analyze.LinkFacts, lf analyze.LibraryFate, cfg *Config) Cha
 		c.Kept = true
 		c.Verdict = fmt.Sprintf("loaded: %s is not in %s's DT_NEEDED, but %s loads it, so its initializer runs", lib, c.Consumer, by)
 	default:
+		c.Lost = true
 		c.Verdict = fmt.Sprintf("dropped: %s is not loaded with %s, its initializer never runs, and what it registers is missing at run time", lib, c.Consumer)
 		if lf.Input.State.AsNeeded {
 			c.Fix = asNeededFix(cfg, f, lf)
@@ -234,6 +237,7 @@ func memberChain(f *analyze.LinkFacts, mf analyze.MemberFate, cfg *Config) Chain
 		c.Kept = true
 		c.Verdict = fmt.Sprintf("registered: %s is not linked into %s, but %s, which it loads, runs the same registrations (whole-archiving it would run them twice)", name, c.Consumer, filepath.Base(mf.CarriedBy.Path))
 	default:
+		c.Lost = true
 		c.Verdict = fmt.Sprintf("dropped: %s is not linked into %s, its initializer is not in the output, and what it registers is missing at run time", name, c.Consumer)
 		c.Fix = wholeArchiveFix(cfg, f, mf)
 	}

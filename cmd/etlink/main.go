@@ -77,6 +77,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 				fmt.Fprint(stdout, c.usage())
 				return exitOK
 			}
+			fmt.Fprintf(stderr, "etlink help: unknown command %q%s\n", args[1], didYouMean(args[1], commandNames()))
+			return exitError
 		}
 		usage(stdout)
 		return exitOK
@@ -85,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "etlink: unknown command %q\n", name)
+		fmt.Fprintf(stderr, "etlink: unknown command %q%s\n", name, didYouMean(name, commandNames()))
 		usage(stderr)
 		return exitError
 	}
@@ -146,7 +148,7 @@ func (c *command) parse(a *app, fs *pflag.FlagSet, args []string) (int, bool) {
 		return exitOK, false
 	}
 	if err != nil {
-		fmt.Fprintf(a.stderr, "etlink %s: %v\nRun 'etlink %s --help' for usage.\n", c.name, err, c.name)
+		fmt.Fprintf(a.stderr, "etlink %s: %v%s\nRun 'etlink %s --help' for usage.\n", c.name, err, flagSuggestion(fs, err), c.name)
 		return exitError, false
 	}
 	return 0, true

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -173,6 +174,19 @@ func newEnvelope(command string, inputs []finding.Input) envelope {
 	return envelope{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version}, Command: command, Inputs: inputs}
 }
 
+// writeJSON writes a document that is not a finding report (why, rules,
+// explain), indented as the report is; exitError when it cannot.
+func (a *app) writeJSON(v any) int {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		a.errorf("%v", err)
+		return exitError
+	}
+	return exitOK
+}
+
 // emit writes the report and returns the exit code.
 func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) int {
 	r.SchemaVersion = finding.SchemaVersion
@@ -205,6 +219,9 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 	r.Summary = finding.Summarize(r.Findings)
 	if n := demangle.Skipped(); n > 0 {
 		a.Notef("%d symbol names are over the demangler's bound (crafted, or longer than any real C++ name) and are shown as they are", n)
+	}
+	if o.verbose {
+		a.Notef("budget: %s", a.budget.Report())
 	}
 	if n := demangle.OverBudget(); n > 0 {
 		a.Notef("%d symbol names are shown mangled: the run's demangle budget (%s) is spent (--budget demangle=N raises it)",

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/report"
 	"github.com/etlink/etlink/rules"
 )
@@ -11,15 +12,28 @@ var rulesCmd = &command{
 	name:    "rules",
 	args:    "",
 	summary: "list the rule catalogue",
-	help: `Lists every rule: ID, name, default severity and summary.
+	help: `Lists every rule: ID, name, default severity and summary; with
+--format json, each rule's whole documentation.
 
 Examples:
   etlink rules
+  etlink rules --format json | jq -r '.rules[] | select(.severity == "error") | .id'
   etlink explain ET301`,
 	run: func(c *command, a *app, args []string) int {
-		fs := c.flags(a)
-		if code, ok := c.parse(a, fs, args); !ok {
+		out := &outputFlags{formats: []string{"text", "json"}}
+		fs, _, code, ok := c.parseReporting(a, args, out)
+		if !ok {
 			return code
+		}
+		if fs.NArg() > 0 {
+			a.errorf("rules: takes no argument (etlink explain %s prints one rule)", fs.Arg(0))
+			return exitError
+		}
+		if out.format == "json" {
+			return a.writeJSON(struct {
+				envelope
+				Rules []finding.RuleDoc `json:"rules"`
+			}{newEnvelope("rules", nil), rules.Docs()})
 		}
 		var rows [][]string
 		for _, r := range rules.All() {
@@ -43,10 +57,12 @@ example before and after the fix. ID is a rule ID (ET301) or name
 
 Examples:
   etlink explain ET301
-  etlink explain duplicate-within-wheel`,
+  etlink explain duplicate-within-wheel
+  etlink explain ET101 --format json`,
 	run: func(c *command, a *app, args []string) int {
-		fs := c.flags(a)
-		if code, ok := c.parse(a, fs, args); !ok {
+		out := &outputFlags{formats: []string{"text", "json"}}
+		fs, _, code, ok := c.parseReporting(a, args, out)
+		if !ok {
 			return code
 		}
 		if fs.NArg() != 1 {
@@ -55,8 +71,18 @@ Examples:
 		}
 		r := rules.ByID(fs.Arg(0))
 		if r == nil {
-			a.errorf("explain: no rule %q\nRun 'etlink rules' for the list.", fs.Arg(0))
+			var ids []string
+			for _, d := range rules.Docs() {
+				ids = append(ids, d.ID, d.Name)
+			}
+			a.errorf("explain: no rule %q%s\nRun 'etlink rules' for the list.", fs.Arg(0), didYouMean(fs.Arg(0), ids))
 			return exitError
+		}
+		if out.format == "json" {
+			return a.writeJSON(struct {
+				envelope
+				finding.RuleDoc
+			}{newEnvelope("explain", nil), r.RuleDoc})
 		}
 		fmt.Fprint(a.stdout, r.Explain())
 		return exitOK

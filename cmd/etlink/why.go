@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -21,7 +20,9 @@ DT_NEEDED, what its static initializer registers, and into which registry copy.
 NAME matches (case-insensitively, as a substring) a library's file name or SONAME,
 an archive member, the link argument, or the initializer or registration function.
 Inputs are as for "etlink retention"; default: the current directory. Exit
-status 1 when NAME is on no link line that was read.
+status 1 when what NAME registers is lost (dropped) or registered twice in
+some consumer, or when NAME is on no link line that was read; 0 when every
+consumer keeps it once.
 
 Examples:
   etlink why xnnpack build/
@@ -66,12 +67,8 @@ func runWhy(c *command, a *app, args []string) int {
 		if chains == nil {
 			chains = []rules.Chain{}
 		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(whyReport{envelope: newEnvelope("why", inputs), Name: name, In: in, Chains: chains}); err != nil {
-			a.errorf("why: %v", err)
-			return exitError
+		if code := a.writeJSON(whyReport{envelope: newEnvelope("why", inputs), Name: name, In: in, Chains: chains}); code != exitOK {
+			return code
 		}
 	} else {
 		printChains(a, name, in, chains)
@@ -81,6 +78,11 @@ func runWhy(c *command, a *app, args []string) int {
 		return exitError
 	case len(chains) == 0:
 		return exitFindings
+	}
+	for _, c := range chains {
+		if c.Lost || c.Twice {
+			return exitFindings
+		}
 	}
 	return exitOK
 }

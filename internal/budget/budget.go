@@ -145,6 +145,30 @@ func (b *Budget) Used(k Kind) int64 {
 	return b.used[k].Load()
 }
 
+// Report says how much of each limit the run spent, for -v and for
+// sizing the defaults.
+func (b *Budget) Report() string {
+	var parts []string
+	for k := range nKinds {
+		used := b.Used(k)
+		if b.Limit(k) <= 0 {
+			parts = append(parts, fmt.Sprintf("%s %s (no limit)", k, k.approx(used)))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s of %s (%.1f%%)", k, k.approx(used), k.Format(b.Limit(k)),
+			100*float64(used)/float64(b.Limit(k))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// approx prints n units of k rounded, bytes in MiB.
+func (k Kind) approx(n int64) string {
+	if bytesKind[k] {
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 // Set parses "kind=N[,kind=N...]" (N a count, or bytes with a KiB, MiB,
 // GiB or TiB suffix; 0 for no limit) into lim.
 func (lim *Limits) Set(s string) error {
