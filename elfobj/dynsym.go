@@ -342,7 +342,7 @@ func readDynsym(f *elf.File, src *sectionSource, o *Object, opt Options, path st
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
 		if !t.dynamic(ds, &d) {
-			return false, nil
+			return false, t.err
 		}
 	}
 	syms, ok := t.symbols()
@@ -365,8 +365,8 @@ type dynInfo struct {
 }
 
 // dynamic decodes the dynamic section as File.DynString does: every entry
-// up to the section's end (not only up to DT_NULL), string values that are
-// not NUL-terminated inside the table dropped.
+// up to the section's end (not only up to DT_NULL). A section the loader
+// could not use (checkDynamic) is t.err.
 func (t *dynTables) dynamic(ds *elf.Section, d *dynInfo) bool {
 	if !plain(ds) {
 		return false
@@ -384,6 +384,9 @@ func (t *dynTables) dynamic(ds *elf.Section, d *dynInfo) bool {
 	}
 	str, ok := t.strtab(ds.Link)
 	if !ok {
+		return false
+	}
+	if t.err = checkDynamic(t.f, data, t.f.Sections[ds.Link], str.terminated()); t.err != nil {
 		return false
 	}
 	for ; len(data) > 0; data = data[entry:] {
@@ -503,6 +506,11 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	if !ok {
 		return nil, false
 	}
+	strSec := t.f.Sections[sec.Link]
+	if !str.terminated() {
+		t.err = unterminated(strSec.Name, strSec.Size)
+		return nil, false
+	}
 	var vt versionTable
 	if vs := t.f.SectionByType(elf.SHT_GNU_VERSYM); vs != nil {
 		if vt.versym, vt.names, ok = t.versions(vs, str); !ok {
@@ -553,7 +561,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			name, info, other, shndx, value, sz, _ = t.symbolAt(&tab, i)
 		}
 		if int(name) >= str.len() {
-			t.err = badName(i+1, name, str.len())
+			t.err = badName(elf.SHT_DYNSYM, i+1, name, strSec.Name, str.len())
 			return nil, false
 		}
 		var s *Symbol
@@ -693,7 +701,8 @@ func (t *dynTables) pickedSymbols(tab *dynsymTable, str *strTable, vt *versionTa
 			return nil, false
 		}
 		if int(name) >= str.len() {
-			t.err = badName(i+1, name, str.len())
+			sec := t.f.Sections[tab.sec.Link]
+			t.err = badName(elf.SHT_DYNSYM, i+1, name, sec.Name, str.len())
 			return nil, false
 		}
 		w, at := str.window(int(name))
@@ -780,13 +789,10 @@ func (t *dynTables) kept(str string, off int, defined bool) (string, bool) {
 	if !defined {
 		defs = nil
 	}
+	// Every name is terminated (a table that does not end in a NUL is an
+	// error), so MayHaveAt, reading its bytes, rules on each.
 	if !only.MayHaveEitherAt(defs, str, off) && (t.init == "" || !strings.HasPrefix(str[off:], t.init)) {
-		// A name that runs to the table's end unterminated reads as ""
-		// (as debug/elf reads it), which MayHaveAt, reading its bytes,
-		// cannot rule on.
-		if _, terminated := tabStringOK(str, off); terminated || !t.opt.keeps("", defined, t.init) {
-			return "", false
-		}
+		return "", false
 	}
 	nm := tabString(str, off)
 	c, own, ok := t.opt.keptName(nm, defined, t.init)
@@ -812,9 +818,14 @@ func (opt Options) keptName(name string, defined bool, init string) (kept string
 	return name, true, opt.keeps(name, defined, init)
 }
 
-// badName is the error for a symbol name outside its string table.
-func badName(index int, off uint32, tabLen int) error {
-	return fmt.Errorf("malformed ELF: dynamic symbol %d names offset %#x, outside .dynstr (%d bytes)", index, off, tabLen)
+// badName is the error for the name of symbol index of a table of type typ
+// outside its string table.
+func badName(typ elf.SectionType, index int, off uint32, tab string, tabLen int) error {
+	what := "symbol"
+	if typ == elf.SHT_DYNSYM {
+		what = "dynamic symbol"
+	}
+	return fmt.Errorf("malformed ELF: %s %d names offset %#x, outside %s (%d bytes)", what, index, off, tab, tabLen)
 }
 
 // nameCopier copies symbol names out of a string table into one string, in
