@@ -296,6 +296,7 @@ func addELFSeeds(f *testing.F) {
 // the default minute per input stalls a short run.
 func FuzzDynsym(f *testing.F) {
 	addELFSeeds(f)
+	addMalformedSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, wantErr := parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{}, false)
 		got, gotErr := parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{}, true)
