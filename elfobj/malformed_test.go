@@ -33,6 +33,16 @@ func usesLib(fx *fixtures) []byte { return fx.usesData }
 func fixLib(fx *fixtures) []byte  { return fx.soData }
 func fixObj(fx *fixtures) []byte  { return fx.objData }
 
+// versionedLib is testdata's libversioned.so.1 (x86_64), built with a
+// version script (testdata/build.sh): it defines versions.
+func versionedLib(*fixtures) []byte {
+	data, err := os.ReadFile("../testdata/elf/x86_64/libversioned.so.1")
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
 var malformedShapes = []malformedShape{
 	// ld.so reads the name at DT_STRTAB+0x4000, wherever that lands
 	// ("_array_entry", in .dynsym's neighbours), and fails: "_array_entry:
@@ -102,6 +112,27 @@ var malformedShapes = []malformedShape{
 	{"dynamic symbol outside .dynstr", usesLib, func(t testing.TB, d []byte, f *elf.File) {
 		setSymName(t, d, f, elf.SHT_DYNSYM, 1, 0x7fffff00)
 	}, "dynamic symbol 1 names offset 0x7fffff00, outside .dynstr"},
+	// ld.so and dlopen: "libc.so.6: version `_array_entry' not found
+	// (required by ./libuses.so)".
+	{"version need outside .dynstr", usesLib, func(t testing.TB, d []byte, f *elf.File) {
+		vn := f.SectionByType(elf.SHT_GNU_VERNEED)
+		aux := f.ByteOrder.Uint32(d[vn.Offset+8:])
+		f.ByteOrder.PutUint32(d[vn.Offset+uint64(aux)+8:], 0x4000) // vna_name
+	}, "version need 2 names offset 0x4000, outside .dynstr"},
+	// ld.so: "Inconsistency detected by ld.so: dl-version.c: 204:
+	// _dl_check_map_versions: Assertion `needed != NULL' failed!", and
+	// dlopen takes the process down with it (exit 127).
+	{"version need's library outside .dynstr", usesLib, func(t testing.TB, d []byte, f *elf.File) {
+		vn := f.SectionByType(elf.SHT_GNU_VERNEED)
+		f.ByteOrder.PutUint32(d[vn.Offset+4:], 0x4000) // vn_file
+	}, "the library of version need 2 names offset 0x4000, outside .dynstr"},
+	// The file's own version (index 1) is not looked up: ld.so and dlopen
+	// load it.
+	{"version definition outside .dynstr", versionedLib, func(t testing.TB, d []byte, f *elf.File) {
+		vd := f.SectionByType(elf.SHT_GNU_VERDEF)
+		aux := f.ByteOrder.Uint32(d[vd.Offset+12:])
+		f.ByteOrder.PutUint32(d[vd.Offset+uint64(aux):], 0x4000) // vda_name
+	}, "version definition 1 names offset 0x4000, outside .dynstr"},
 	// ld: "invalid string offset 2147483392 >= 50 for section .strtab".
 	{"object symbol outside .strtab", fixObj, func(t testing.TB, d []byte, f *elf.File) {
 		setSymName(t, d, f, elf.SHT_SYMTAB, -1, 0x7fffff00)

@@ -288,6 +288,11 @@ func checkSymbolNames(f *elf.File, typ elf.SectionType) error {
 	if !endsInNUL(str) {
 		return unterminated(str.Name, str.Size)
 	}
+	if typ == elf.SHT_DYNSYM && f.SectionByType(elf.SHT_GNU_VERSYM) != nil {
+		if err := checkVersionSections(f, str); err != nil {
+			return err
+		}
+	}
 	data, err := sec.Data()
 	if err != nil {
 		return nil // debug/elf reports it when it reads the table
@@ -302,6 +307,28 @@ func checkSymbolNames(f *elf.File, typ elf.SectionType) error {
 		}
 	}
 	return nil
+}
+
+// checkVersionSections is checkVersionNames on the version definitions
+// and needs, read through debug/elf, when the dynamic reader would read
+// them.
+func checkVersionSections(f *elf.File, str *elf.Section) error {
+	var records [2][]byte
+	for k, typ := range []elf.SectionType{elf.SHT_GNU_VERDEF, elf.SHT_GNU_VERNEED} {
+		sec := f.SectionByType(typ)
+		if sec == nil {
+			continue
+		}
+		if !plain(sec) {
+			return nil // the dynamic reader leaves it to debug/elf
+		}
+		b, err := sec.Data()
+		if err != nil {
+			return nil // debug/elf reports it
+		}
+		records[k] = b
+	}
+	return checkVersionNames(f.ByteOrder, records[0], records[1], str)
 }
 
 // dynEntrySize is the size of one dynamic section entry.
