@@ -21,9 +21,10 @@ import (
 
 // Options tune Open.
 type Options struct {
-	// Budget is the run's (nil: no limits): every file opened is charged
-	// its size and each ELF image read one object, before any cache is
-	// asked, so that the cache never changes whether it trips.
+	// Budget is the run's (nil: no limits): every ELF file and archive
+	// opened is charged its size (a wheel, by ReadWheel) and each ELF
+	// file and archive member one object, whether or not the index
+	// answers for it, so that the cache never changes whether it trips.
 	Budget *budget.Budget
 	// Limits bound what reading a wheel may decompress; zero fields take
 	// DefaultLimits.

@@ -381,7 +381,7 @@ func checkDynamic(f *elf.File, data []byte, str *elf.Section, terminated bool) e
 	case hasStrtab && !loaded(f, strtab, max(strsz, 1)):
 		return fmt.Errorf("malformed ELF: DT_STRTAB (address %#x, DT_STRSZ %#x) lies in no loaded segment's file contents", strtab, strsz)
 	case hasStrtab && str.Flags&elf.SHF_ALLOC != 0 && str.Addr != strtab:
-		return fmt.Errorf("malformed ELF: DT_STRTAB (address %#x) is not the address of %s (%#x), the string table the dynamic section's header links", strtab, str.Name, str.Addr)
+		return fmt.Errorf("malformed ELF: DT_STRTAB (address %#x) is not the address of %s (%#x), the string table the dynamic section's header links to", strtab, str.Name, str.Addr)
 	case !terminated:
 		return unterminated(str.Name, str.Size)
 	}
