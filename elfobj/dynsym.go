@@ -342,7 +342,7 @@ func readDynsym(f *elf.File, src *sectionSource, o *Object, opt Options, path st
 	d := dynInfo{}
 	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil {
 		if !t.dynamic(ds, &d) {
-			return false, nil
+			return false, t.err
 		}
 	}
 	syms, ok := t.symbols()
@@ -365,8 +365,8 @@ type dynInfo struct {
 }
 
 // dynamic decodes the dynamic section as File.DynString does: every entry
-// up to the section's end (not only up to DT_NULL), string values that are
-// not NUL-terminated inside the table dropped.
+// up to the section's end (not only up to DT_NULL). A section the loader
+// could not use (checkDynamic) is t.err.
 func (t *dynTables) dynamic(ds *elf.Section, d *dynInfo) bool {
 	if !plain(ds) {
 		return false
@@ -384,6 +384,9 @@ func (t *dynTables) dynamic(ds *elf.Section, d *dynInfo) bool {
 	}
 	str, ok := t.strtab(ds.Link)
 	if !ok {
+		return false
+	}
+	if t.err = checkDynamic(t.f, data, t.f.Sections[ds.Link], str.terminated()); t.err != nil {
 		return false
 	}
 	for ; len(data) > 0; data = data[entry:] {
@@ -503,9 +506,14 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	if !ok {
 		return nil, false
 	}
+	strSec := t.f.Sections[sec.Link]
+	if !str.terminated() {
+		t.err = unterminated(strSec.Name, strSec.Size)
+		return nil, false
+	}
 	var vt versionTable
 	if vs := t.f.SectionByType(elf.SHT_GNU_VERSYM); vs != nil {
-		if vt.versym, vt.names, ok = t.versions(vs, str); !ok {
+		if vt.versym, vt.names, ok = t.versions(vs, str, strSec); !ok {
 			return nil, false
 		}
 		defer putVerTable(vt.names)
@@ -553,7 +561,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 			name, info, other, shndx, value, sz, _ = t.symbolAt(&tab, i)
 		}
 		if int(name) >= str.len() {
-			t.err = badName(i+1, name, str.len())
+			t.err = badName(elf.SHT_DYNSYM, i+1, name, strSec.Name, str.len())
 			return nil, false
 		}
 		var s *Symbol
@@ -693,7 +701,8 @@ func (t *dynTables) pickedSymbols(tab *dynsymTable, str *strTable, vt *versionTa
 			return nil, false
 		}
 		if int(name) >= str.len() {
-			t.err = badName(i+1, name, str.len())
+			sec := t.f.Sections[tab.sec.Link]
+			t.err = badName(elf.SHT_DYNSYM, i+1, name, sec.Name, str.len())
 			return nil, false
 		}
 		w, at := str.window(int(name))
@@ -780,13 +789,10 @@ func (t *dynTables) kept(str string, off int, defined bool) (string, bool) {
 	if !defined {
 		defs = nil
 	}
+	// Every name is terminated (a table that does not end in a NUL is an
+	// error), so MayHaveAt, reading its bytes, rules on each.
 	if !only.MayHaveEitherAt(defs, str, off) && (t.init == "" || !strings.HasPrefix(str[off:], t.init)) {
-		// A name that runs to the table's end unterminated reads as ""
-		// (as debug/elf reads it), which MayHaveAt, reading its bytes,
-		// cannot rule on.
-		if _, terminated := tabStringOK(str, off); terminated || !t.opt.keeps("", defined, t.init) {
-			return "", false
-		}
+		return "", false
 	}
 	nm := tabString(str, off)
 	c, own, ok := t.opt.keptName(nm, defined, t.init)
@@ -812,9 +818,14 @@ func (opt Options) keptName(name string, defined bool, init string) (kept string
 	return name, true, opt.keeps(name, defined, init)
 }
 
-// badName is the error for a symbol name outside its string table.
-func badName(index int, off uint32, tabLen int) error {
-	return fmt.Errorf("malformed ELF: dynamic symbol %d names offset %#x, outside .dynstr (%d bytes)", index, off, tabLen)
+// badName is the error for the name of symbol index of a table of type typ
+// outside its string table.
+func badName(typ elf.SectionType, index int, off uint32, tab string, tabLen int) error {
+	what := "symbol"
+	if typ == elf.SHT_DYNSYM {
+		what = "dynamic symbol"
+	}
+	return fmt.Errorf("malformed ELF: %s %d names offset %#x, outside %s (%d bytes)", what, index, off, tab, tabLen)
 }
 
 // nameCopier copies symbol names out of a string table into one string, in
@@ -849,7 +860,7 @@ func (c *nameCopier) copy(start int) string {
 // entry at a time (nil). The table maps a version index to its name and,
 // for needs, the library; needs take precedence, then definitions, each in
 // file order, first match winning (File.gnuVersion's search order).
-func (t *dynTables) versions(vs *elf.Section, str *strTable) ([]byte, []verName, bool) {
+func (t *dynTables) versions(vs *elf.Section, str *strTable, strSec *elf.Section) ([]byte, []verName, bool) {
 	vd, vn := t.f.SectionByType(elf.SHT_GNU_VERDEF), t.f.SectionByType(elf.SHT_GNU_VERNEED)
 	if !plain(vs) || !plain(vd) || !plain(vn) {
 		return nil, nil, false
@@ -877,70 +888,111 @@ func (t *dynTables) versions(vs *elf.Section, str *strTable) ([]byte, []verName,
 			table[ndx] = verName{known: true, name: name, library: library}
 		}
 	}
-	var defs []string // definitions' names: they go in after every need
-	var defIndex []uint16
-	if vd != nil {
-		d, ok := t.src.bytes(vd)
-		if !ok {
-			return nil, nil, false
-		}
-		bo := t.bo
-		for i := 0; i+20 <= len(d); {
-			if bo.Uint16(d[i:]) != 1 {
-				return nil, nil, false // "unexpected dynamic version"
+	var records [2][]byte // the definitions' and the needs'
+	for k, sec := range []*elf.Section{vd, vn} {
+		if sec != nil {
+			b, ok := t.src.bytes(sec)
+			if !ok {
+				return nil, nil, false
 			}
-			ndx, cnt := bo.Uint16(d[i+4:]), bo.Uint16(d[i+6:])
-			aux, next := bo.Uint32(d[i+12:]), bo.Uint32(d[i+16:])
-			if cnt == 0 {
-				return nil, nil, false // "dynamic version has no name"
-			}
-			// The first auxiliary entry names the version; the others
-			// name its parents, which no symbol lookup uses.
-			name := ""
-			if j := i + int(aux); j+8 <= len(d) {
-				name = str.string(int(bo.Uint32(d[j:])))
-			}
-			defs = append(defs, name)
-			defIndex = append(defIndex, ndx)
-			if next == 0 {
-				break
-			}
-			i += int(next)
+			records[k] = b
 		}
 	}
-	if vn != nil {
-		d, ok := t.src.bytes(vn)
-		if !ok {
-			return nil, nil, false
+	if t.err = checkVersionNames(t.bo, records[0], records[1], strSec); t.err != nil {
+		return nil, nil, false
+	}
+	var defs []string // definitions' names: they go in after every need
+	var defIndex []uint16
+	ok := versionRecords(t.bo, records[0], records[1], func(ndx uint16, name uint32, named bool) {
+		n := ""
+		if named {
+			n = str.string(int(name))
 		}
-		bo := t.bo
-		for i := 0; i+16 <= len(d); {
-			if bo.Uint16(d[i:]) != 1 {
-				return nil, nil, false // "unexpected dynamic need version"
-			}
-			cnt := int(bo.Uint16(d[i+2:]))
-			file := str.string(int(bo.Uint32(d[i+4:])))
-			aux, next := bo.Uint32(d[i+8:]), bo.Uint32(d[i+12:])
-			j := i + int(aux)
-			for range cnt {
-				if j+16 > len(d) {
-					break
-				}
-				set(bo.Uint16(d[j+6:]), str.string(int(bo.Uint32(d[j+8:]))), file)
-				vnext := bo.Uint32(d[j+12:])
-				if vnext == 0 {
-					break
-				}
-				j += int(vnext)
-			}
-			if next == 0 {
-				break
-			}
-			i += int(next)
-		}
+		defs = append(defs, n)
+		defIndex = append(defIndex, ndx)
+	}, func(ndx uint16, file, name uint32) {
+		set(ndx, str.string(int(name)), str.string(int(file)))
+	})
+	if !ok {
+		return nil, nil, false
 	}
 	for k, name := range defs {
 		set(defIndex[k], name, "")
 	}
 	return versym, table, true
+}
+
+// versionRecords walks the version definitions (vd) and needs (vn) as
+// File.DynamicSymbols reads them, giving def each definition's index and
+// name (its first auxiliary entry's, named false when it has none in the
+// section: the others name its parents, which no symbol lookup uses), and
+// need each need's index, library and name, as string table offsets. It
+// returns false at a record debug/elf rejects.
+func versionRecords(bo binary.ByteOrder, vd, vn []byte, def func(ndx uint16, name uint32, named bool), need func(ndx uint16, file, name uint32)) bool {
+	for i := 0; i+20 <= len(vd); {
+		if bo.Uint16(vd[i:]) != 1 {
+			return false // "unexpected dynamic version"
+		}
+		ndx, cnt := bo.Uint16(vd[i+4:]), bo.Uint16(vd[i+6:])
+		aux, next := bo.Uint32(vd[i+12:]), bo.Uint32(vd[i+16:])
+		if cnt == 0 {
+			return false // "dynamic version has no name"
+		}
+		if j := i + int(aux); j+8 <= len(vd) {
+			def(ndx, bo.Uint32(vd[j:]), true)
+		} else {
+			def(ndx, 0, false)
+		}
+		if next == 0 {
+			break
+		}
+		i += int(next)
+	}
+	for i := 0; i+16 <= len(vn); {
+		if bo.Uint16(vn[i:]) != 1 {
+			return false // "unexpected dynamic need version"
+		}
+		cnt, file := int(bo.Uint16(vn[i+2:])), bo.Uint32(vn[i+4:])
+		aux, next := bo.Uint32(vn[i+8:]), bo.Uint32(vn[i+12:])
+		j := i + int(aux)
+		for range cnt {
+			if j+16 > len(vn) {
+				break
+			}
+			need(bo.Uint16(vn[j+6:]), file, bo.Uint32(vn[j+8:]))
+			vnext := bo.Uint32(vn[j+12:])
+			if vnext == 0 {
+				break
+			}
+			j += int(vnext)
+		}
+		if next == 0 {
+			break
+		}
+		i += int(next)
+	}
+	return true
+}
+
+// checkVersionNames rejects version records (vd, vn: versionRecords')
+// whose names lie outside the string table str, which debug/elf reads as
+// no version. ld.so reads them there: a need's version that reads as
+// another string is "version ... not found", and the library is not
+// loaded.
+func checkVersionNames(bo binary.ByteOrder, vd, vn []byte, str *elf.Section) error {
+	var err error
+	outside := func(what string, ndx uint16, off uint32) {
+		if err == nil && uint64(off) >= str.Size {
+			err = fmt.Errorf("malformed ELF: %s %d names offset %#x, outside %s (%d bytes)", what, ndx, off, str.Name, str.Size)
+		}
+	}
+	versionRecords(bo, vd, vn, func(ndx uint16, name uint32, named bool) {
+		if named {
+			outside("version definition", ndx, name)
+		}
+	}, func(ndx uint16, file, name uint32) {
+		outside("the library of version need", ndx, file)
+		outside("version need", ndx, name)
+	})
+	return err
 }

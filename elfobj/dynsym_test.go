@@ -3,7 +3,6 @@ package elfobj
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -297,6 +296,7 @@ func addELFSeeds(f *testing.F) {
 // the default minute per input stalls a short run.
 func FuzzDynsym(f *testing.F) {
 	addELFSeeds(f)
+	addMalformedSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, wantErr := parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{}, false)
 		got, gotErr := parse("fuzz.so", "", bytes.NewReader(data), int64(len(data)), Options{}, true)
@@ -434,33 +434,28 @@ func keptDiff(full *Object, opt Options, got *Object, err error) string {
 	return ""
 }
 
-// TestOnlyUnterminatedName: a name that runs to the end of .dynstr without
-// its NUL reads as "" (as debug/elf reads it), and Options.Only holding ""
-// keeps that symbol as the full read has it.
-func TestOnlyUnterminatedName(t *testing.T) {
+// TestUnterminatedDynstr: a .dynstr whose last byte is not NUL, so that
+// its last name runs past its end (which debug/elf read as "", an export
+// without a name), is an error naming the file, by either reader, with
+// Options.Only (which looks names up where they lie) as without.
+func TestUnterminatedDynstr(t *testing.T) {
 	data, f := versionedFixture(t)
-	dynsym, dynstr := f.SectionByType(elf.SHT_DYNSYM), f.Section(".dynstr")
-	if dynsym == nil || dynstr == nil {
-		t.Fatal("no .dynsym or .dynstr")
+	dynstr := f.Section(".dynstr")
+	if dynstr == nil {
+		t.Fatal("no .dynstr")
 	}
-	// The table's last 24 bytes (its last names and their NULs) become
-	// letters, and the second symbol's name points at them: far enough
-	// from the end for MayHaveAt to read its first 16 bytes.
 	for i := dynstr.Size - 24; i < dynstr.Size; i++ {
 		data[dynstr.Offset+i] = 'x'
 	}
-	binary.LittleEndian.PutUint32(data[dynsym.Offset+2*elf.Sym64Size:], uint32(dynstr.Size-24))
-	full, err := parse("u.so", "", bytes.NewReader(data), int64(len(data)), Options{}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if full.Symbols[1].Name != "" {
-		t.Fatalf("the unterminated name reads %q, want \"\"", full.Symbols[1].Name)
-	}
 	only := &symset.Set{}
 	only.Add("")
-	got, err := parse("u.so", "", bytes.NewReader(data), int64(len(data)), Options{Only: only}, true)
-	if d := onlyDiff(full, only, got, err); d != "" {
-		t.Error(d)
+	want := fmt.Sprintf("u.so: malformed ELF: string table .dynstr (%d bytes) does not end in a NUL byte", dynstr.Size)
+	for _, opt := range []Options{{}, {Only: only}} {
+		for _, fast := range []bool{false, true} {
+			_, err := parse("u.so", "", bytes.NewReader(data), int64(len(data)), opt, fast)
+			if fmt.Sprint(err) != want {
+				t.Errorf("Only %v, fast %v: error %v, want %s", opt.Only != nil, fast, err, want)
+			}
+		}
 	}
 }

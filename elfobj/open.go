@@ -21,9 +21,10 @@ import (
 
 // Options tune Open.
 type Options struct {
-	// Budget is the run's (nil: no limits): every file opened is charged
-	// its size and each ELF image read one object, before any cache is
-	// asked, so that the cache never changes whether it trips.
+	// Budget is the run's (nil: no limits): every ELF file and archive
+	// opened is charged its size (a wheel, by ReadWheel) and each ELF
+	// file and archive member one object, whether or not the index
+	// answers for it, so that the cache never changes whether it trips.
 	Budget *budget.Budget
 	// Limits bound what reading a wheel may decompress; zero fields take
 	// DefaultLimits.
@@ -361,7 +362,12 @@ func readInput(in input, opt Options) (res result) {
 	x := opt.Index
 	o, opt := x.consult(in.path, in.real, id, opt)
 	if o != nil {
+		// Charged as the read it saves (below): the index knows ELF files
+		// only.
 		file.Close()
+		if err := charge(opt.Budget, in.path, size, true); err != nil {
+			return result{errs: []error{err}}
+		}
 		return result{objs: []*Object{o}}
 	}
 	f, size, err := readHead(in.path, file, size)
@@ -370,8 +376,16 @@ func readInput(in input, opt Options) (res result) {
 	}
 	defer f.Close()
 	head := f.head
+	// A wheel is charged by ReadWheel, a file of another kind not at all
+	// (only its head is read).
+	isELF, isAr := IsELF(head), IsArchive(head)
+	if isELF || isAr {
+		if err := charge(opt.Budget, in.path, size, isELF); err != nil {
+			return result{errs: []error{err}}
+		}
+	}
 	switch {
-	case IsELF(head):
+	case isELF:
 		o, err := Parse(in.path, originDir(in.path), f.headReader, size, opt)
 		if err != nil {
 			return result{errs: []error{err}}
@@ -379,7 +393,7 @@ func readInput(in input, opt Options) (res result) {
 		o.Real = in.real
 		x.learn(id, o)
 		return result{objs: []*Object{o}}
-	case IsArchive(head):
+	case isAr:
 		a, err := ReadArchive(in.path, f, size)
 		if err != nil {
 			return result{errs: []error{err}}
@@ -469,6 +483,10 @@ func memberObjects(a *Archive, r io.ReaderAt, opt Options) ([]*Object, []error) 
 	var errs []error
 	for _, m := range a.Members {
 		name := a.Path + "(" + m.Name + ")"
+		if err := opt.Budget.Charge(budget.Objects, 1, name); err != nil {
+			// Every later member would fail the same way: one error.
+			return objs, append(errs, &Error{Path: name, Err: err})
+		}
 		o, err := parseMember(name, m, r, opt)
 		if err != nil {
 			errs = append(errs, err)
@@ -528,14 +546,21 @@ func openFile(path, real string, fi fs.FileInfo, opt Options) (*Object, error) {
 	}
 	// A library the index answers is not even opened: a stat identifies
 	// it (one system call for open, fstat and close; most of a closure).
+	// It is charged its size all the same, before the index is asked:
+	// whether the budget trips does not depend on the cache.
 	var o *Object
 	var statted fileID
+	charged := false
 	if asked.Index.indexable(asked) {
 		id, ok := infoID(fi)
 		if !ok {
 			id, ok = statID(real)
 		}
 		if ok {
+			if err := charge(opt.Budget, path, id.size, true); err != nil {
+				return nil, err
+			}
+			charged = true
 			if o, opt = asked.Index.consult(path, real, id, asked); o != nil {
 				return o, nil
 			}
@@ -545,6 +570,12 @@ func openFile(path, real string, fi fs.FileInfo, opt Options) (*Object, error) {
 	file, size, id, err := openRegular(path)
 	if err != nil {
 		return nil, err
+	}
+	if !charged {
+		if err := charge(opt.Budget, path, size, true); err != nil {
+			file.Close()
+			return nil, err
+		}
 	}
 	if id != statted { // not looked up yet, or replaced since the stat
 		if o, opt = asked.Index.consult(path, real, id, asked); o != nil {
@@ -569,6 +600,20 @@ func openFile(path, real string, fi fs.FileInfo, opt Options) (*Object, error) {
 	}
 	asked.Index.learn(id, o)
 	return o, nil
+}
+
+// charge spends on the run's budget what reading the file at path costs:
+// its size, and an object for an ELF image (an archive's are charged as
+// its members are read). Past the budget, the error names the file.
+func charge(b *budget.Budget, path string, size int64, image bool) error {
+	err := b.Charge(budget.Read, size, path)
+	if err == nil && image {
+		err = b.Charge(budget.Objects, 1, path)
+	}
+	if err != nil {
+		return &Error{Path: path, Err: err}
+	}
+	return nil
 }
 
 // ioError words an os error as "PATH: op: reason"; *fs.PathError would

@@ -24,8 +24,11 @@ type fixtures struct {
 	obj     string // fix.o: defines fix_answer and fix_state
 	longObj string // a_long_member_name_for_gnu.o: needs fix_answer
 	so      string // libfix.so.1.2: SONAME libfix.so.1, RUNPATH $ORIGIN/../lib
-	objData []byte
-	soData  []byte
+	// uses is libuses.so: NEEDED libfix.so.1 and libc.so.6, RUNPATH $ORIGIN
+	uses     string
+	objData  []byte
+	soData   []byte
+	usesData []byte
 }
 
 var fix struct {
@@ -74,10 +77,12 @@ func buildFixtures() (*fixtures, error) {
 		obj:     filepath.Join(dir, "fix.o"),
 		longObj: filepath.Join(dir, "a_long_member_name_for_gnu.o"),
 		so:      filepath.Join(dir, "libfix.so.1.2"),
+		uses:    filepath.Join(dir, "libuses.so"),
 	}
 	src := map[string]string{
 		"fix.c":  "int fix_state = 1;\nint fix_answer(void) { return 42 + fix_state; }\n",
 		"long.c": "extern int fix_answer(void);\nint long_member_fn(void) { return fix_answer() + 1; }\n",
+		"uses.c": "extern int fix_answer(void);\nint uses_fix(void) { return fix_answer() + 1; }\n",
 	}
 	for name, text := range src {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -88,6 +93,7 @@ func buildFixtures() (*fixtures, error) {
 		{"cc", "-c", "-fPIC", "-o", f.obj, "fix.c"},
 		{"cc", "-c", "-fPIC", "-o", f.longObj, "long.c"},
 		{"cc", "-shared", "-fPIC", "-Wl,-soname,libfix.so.1", "-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/../lib", "-o", f.so, "fix.c"},
+		{"cc", "-shared", "-fPIC", "-Wl,--no-as-needed", "-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN", "-o", f.uses, "uses.c", "-L.", "-l:libfix.so.1.2", "-lc"},
 	}
 	for _, c := range cmds {
 		if err := run(dir, c...); err != nil {
@@ -98,6 +104,9 @@ func buildFixtures() (*fixtures, error) {
 		return nil, err
 	}
 	if f.soData, err = os.ReadFile(f.so); err != nil {
+		return nil, err
+	}
+	if f.usesData, err = os.ReadFile(f.uses); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -356,6 +365,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(fx.soData)
 		f.Add(fx.objData)
 	}
+	addMalformedSeeds(f)
 	if runtime.GOOS == "linux" {
 		if b, err := os.ReadFile("/usr/lib/x86_64-linux-gnu/libpthreadpool.so.0"); err == nil {
 			f.Add(b)

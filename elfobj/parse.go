@@ -98,6 +98,9 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 	if err := checkSections(f, size); err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
+	if err := checkSegments(f, size); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
 	o := &Object{Path: path, Dir: dir, Class: f.Class, Data: f.Data, Machine: f.Machine, Type: f.Type, Executable: f.Type == elf.ET_EXEC}
 	for _, p := range f.Progs {
 		// A PIE is ET_DYN too; only a program names an interpreter.
@@ -124,12 +127,15 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 		if !fastDone && err == nil {
 			// debug/elf reads the file: first reject what it would accept
 			// wrongly, in the order the dynamic reader would.
-			err = checkDynsymNames(f)
+			err = checkDynamicTables(f)
 		}
 	}
 	switch {
 	case err != nil, fastDone:
 	case f.Type == elf.ET_REL:
+		if err = checkSymbolNames(f, elf.SHT_SYMTAB); err != nil {
+			break
+		}
 		// Read once: the initializers are decoded against the same table.
 		if static, err = f.Symbols(); errors.Is(err, elf.ErrNoSymbols) {
 			static, err = nil, nil
@@ -229,26 +235,205 @@ func checkHeader(r io.ReaderAt, size int64) error {
 	return nil
 }
 
-// checkDynsymNames rejects a dynamic symbol table whose names point outside
-// its string table, which debug/elf reads as nameless symbols. The dynamic
-// reader checks the same as it decodes.
-func checkDynsymNames(f *elf.File) error {
-	sec := f.SectionByType(elf.SHT_DYNSYM)
-	if sec == nil || sec.Link == 0 || int(sec.Link) >= len(f.Sections) || !plain(f.Sections[sec.Link]) {
-		return nil // no table, or a bad link debug/elf reports itself
+// checkDynamicTables rejects, before debug/elf reads them, the dynamic
+// section and symbol table the dynamic reader rejects (checkDynamic, then
+// checkSymbolNames), in its order: debug/elf would read names outside
+// their table as empty, and drop the entries they belong to.
+func checkDynamicTables(f *elf.File) error {
+	if ds := f.SectionByType(elf.SHT_DYNAMIC); ds != nil && plain(ds) {
+		str := linkedTable(f, ds)
+		data, err := ds.Data()
+		if str != nil && err == nil && len(data)%dynEntrySize(f) == 0 {
+			if err := checkDynamic(f, data, str, endsInNUL(str)); err != nil {
+				return err
+			}
+		}
+	}
+	return checkSymbolNames(f, elf.SHT_DYNSYM)
+}
+
+// linkedTable is the plain section s links to (its string table), or nil for
+// a bad link, which debug/elf reports itself.
+func linkedTable(f *elf.File, s *elf.Section) *elf.Section {
+	if s.Link == 0 || int(s.Link) >= len(f.Sections) || !plain(f.Sections[s.Link]) {
+		return nil
+	}
+	return f.Sections[s.Link]
+}
+
+// endsInNUL reports whether a string table read through debug/elf ends
+// in a NUL byte (strTable.terminated).
+func endsInNUL(str *elf.Section) bool {
+	var last [1]byte
+	if str.Size == 0 {
+		return true
+	}
+	_, err := str.ReadAt(last[:], int64(str.Size-1))
+	return err != nil || last[0] == 0 // unreadable: debug/elf reports it
+}
+
+// checkSymbolNames rejects a symbol table (of type typ) whose string table
+// does not end in a NUL or whose names point outside it, which debug/elf
+// reads as nameless symbols. The dynamic reader checks the same as it
+// decodes.
+func checkSymbolNames(f *elf.File, typ elf.SectionType) error {
+	sec := f.SectionByType(typ)
+	if sec == nil {
+		return nil
+	}
+	str := linkedTable(f, sec)
+	if str == nil {
+		return nil
+	}
+	if !endsInNUL(str) {
+		return unterminated(str.Name, str.Size)
+	}
+	if typ == elf.SHT_DYNSYM && f.SectionByType(elf.SHT_GNU_VERSYM) != nil {
+		if err := checkVersionSections(f, str); err != nil {
+			return err
+		}
 	}
 	data, err := sec.Data()
 	if err != nil {
 		return nil // debug/elf reports it when it reads the table
 	}
-	strLen := f.Sections[sec.Link].Size
 	size := elf.Sym32Size
 	if f.Class == elf.ELFCLASS64 {
 		size = elf.Sym64Size
 	}
 	for i := 1; (i+1)*size <= len(data); i++ {
-		if name := f.ByteOrder.Uint32(data[i*size:]); uint64(name) >= strLen {
-			return badName(i, name, int(strLen))
+		if name := f.ByteOrder.Uint32(data[i*size:]); uint64(name) >= str.Size {
+			return badName(typ, i, name, str.Name, int(str.Size))
+		}
+	}
+	return nil
+}
+
+// checkVersionSections is checkVersionNames on the version definitions
+// and needs, read through debug/elf, when the dynamic reader would read
+// them.
+func checkVersionSections(f *elf.File, str *elf.Section) error {
+	var records [2][]byte
+	for k, typ := range []elf.SectionType{elf.SHT_GNU_VERDEF, elf.SHT_GNU_VERNEED} {
+		sec := f.SectionByType(typ)
+		if sec == nil {
+			continue
+		}
+		if !plain(sec) {
+			return nil // the dynamic reader leaves it to debug/elf
+		}
+		b, err := sec.Data()
+		if err != nil {
+			return nil // debug/elf reports it
+		}
+		records[k] = b
+	}
+	return checkVersionNames(f.ByteOrder, records[0], records[1], str)
+}
+
+// dynEntrySize is the size of one dynamic section entry.
+func dynEntrySize(f *elf.File) int {
+	if f.Class == elf.ELFCLASS64 {
+		return 16
+	}
+	return 8
+}
+
+// checkDynamic holds a dynamic section (data, its entries as the file
+// holds them) to what the loader needs of it: a DT_NULL to end it, a
+// DT_STRTAB inside what a PT_LOAD maps from the file and at the address of
+// the string table the section links to (str, whose last byte is NUL when
+// terminated), and names (DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH)
+// inside that table. glibc's ld.so checks none of these: it reads past the
+// section's end, or a name at DT_STRTAB plus the offset wherever that
+// lands (another string, another section, an unmapped page), so that such
+// a file fails to load, or loads something else, or crashes the process
+// (malformed_test.go has what it does with each).
+func checkDynamic(f *elf.File, data []byte, str *elf.Section, terminated bool) error {
+	entry := dynEntrySize(f)
+	null, hasStrtab := false, false
+	var strtab, strsz uint64
+	var names []dynName
+	for i := 0; (i+1)*entry <= len(data); i++ {
+		e := data[i*entry:]
+		var tag, val uint64
+		if entry == 16 {
+			tag, val = f.ByteOrder.Uint64(e), f.ByteOrder.Uint64(e[8:])
+		} else {
+			tag, val = uint64(f.ByteOrder.Uint32(e)), uint64(f.ByteOrder.Uint32(e[4:]))
+		}
+		switch tag := elf.DynTag(tag); tag {
+		case elf.DT_NULL:
+			null = true
+		case elf.DT_STRTAB:
+			strtab, hasStrtab = val, true
+		case elf.DT_STRSZ:
+			strsz = val
+		case elf.DT_NEEDED, elf.DT_SONAME, elf.DT_RPATH, elf.DT_RUNPATH:
+			names = append(names, dynName{tag, i, val})
+		}
+	}
+	switch {
+	case !null:
+		return fmt.Errorf("malformed ELF: the dynamic section (%d entries) has no DT_NULL entry to end it", len(data)/entry)
+	case !hasStrtab && len(names) > 0:
+		return fmt.Errorf("malformed ELF: the dynamic section has %s entries but no DT_STRTAB", names[0].tag)
+	case hasStrtab && !loaded(f, strtab, max(strsz, 1)):
+		return fmt.Errorf("malformed ELF: DT_STRTAB (address %#x, DT_STRSZ %#x) lies in no loaded segment's file contents", strtab, strsz)
+	case hasStrtab && str.Flags&elf.SHF_ALLOC != 0 && str.Addr != strtab:
+		return fmt.Errorf("malformed ELF: DT_STRTAB (address %#x) is not the address of %s (%#x), the string table the dynamic section's header links to", strtab, str.Name, str.Addr)
+	case !terminated:
+		return unterminated(str.Name, str.Size)
+	}
+	for _, n := range names {
+		if n.off >= str.Size {
+			return fmt.Errorf("malformed ELF: %s (dynamic entry %d) names offset %#x, outside %s (%d bytes)", n.tag, n.entry, n.off, str.Name, str.Size)
+		}
+	}
+	return nil
+}
+
+// dynName is a dynamic entry that names a string.
+type dynName struct {
+	tag   elf.DynTag
+	entry int
+	off   uint64
+}
+
+// unterminated is the error for a string table whose last byte is not
+// NUL: its last string runs past its end (debug/elf reads it as empty).
+func unterminated(name string, size uint64) error {
+	return fmt.Errorf("malformed ELF: string table %s (%d bytes) does not end in a NUL byte", name, size)
+}
+
+// loaded reports whether [addr, addr+n) lies in the file contents of one
+// PT_LOAD segment: what the loader maps from the file.
+func loaded(f *elf.File, addr, n uint64) bool {
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr+n >= addr && addr+n <= p.Vaddr+p.Filesz {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSegments rejects program headers whose contents lie outside the
+// file, and a PT_DYNAMIC that no PT_LOAD maps from the file: the loader
+// reads the dynamic section at its address (glibc's l_ld is the load
+// address plus PT_DYNAMIC's p_vaddr), not at its offset. A segment of no
+// file contents (a debug file's: objcopy --only-keep-debug zeroes p_filesz
+// with the sections) is not checked.
+func checkSegments(f *elf.File, size int64) error {
+	for i, p := range f.Progs {
+		if end := p.Off + p.Filesz; p.Filesz > 0 && (end < p.Off || end > uint64(size)) {
+			return fmt.Errorf("truncated or malformed ELF: program header %d (%s, offset %#x, size %#x) runs past the end of the file (%d bytes)",
+				i, p.Type, p.Off, p.Filesz, size)
+		}
+	}
+	for i, p := range f.Progs {
+		if p.Type == elf.PT_DYNAMIC && p.Filesz > 0 && !loaded(f, p.Vaddr, p.Filesz) {
+			return fmt.Errorf("malformed ELF: program header %d (PT_DYNAMIC, address %#x, size %#x) lies in no loaded segment's file contents",
+				i, p.Vaddr, p.Filesz)
 		}
 	}
 	return nil

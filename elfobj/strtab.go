@@ -67,6 +67,18 @@ func (s *strTable) window(start int) (string, int) {
 	}
 }
 
+// terminated reports whether the table ends in a NUL byte, as the ELF
+// specification asks of every string table: else its last string runs
+// past its end (debug/elf reads it as empty; the loader reads on into
+// whatever follows the table).
+func (s *strTable) terminated() bool {
+	if s.size == 0 {
+		return true
+	}
+	w, at := s.window(s.size - 1)
+	return at < 0 || w[at] == 0 // unreadable: the read that needs it declines
+}
+
 // string is tabString's: the string at start, "" when there is none.
 func (s *strTable) string(start int) string {
 	str, _ := s.at(start)
