@@ -77,7 +77,7 @@ func TestSetParsesUnitsAndRefusesNonsense(t *testing.T) {
 			t.Errorf("Set(%q) accepted", bad)
 		}
 	}
-	if got := Defaults.String(); got != "read=64GiB,inflate=32GiB,objects=200000,demangle=268435456,include=100000" {
+	if got := Defaults.String(); got != "read=64GiB,inflate=32GiB,objects=200000,demangle=536870912,include=100000" {
 		t.Errorf("Defaults print as %s", got)
 	}
 }
