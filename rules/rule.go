@@ -84,14 +84,18 @@ func ByID(id string) *Rule {
 }
 
 // Run checks ctx with rules and returns their findings, fingerprinted and
-// sorted by severity (highest first), rule, component, symbol and file.
-// With ctx.Suppressions, inline ignores drop the findings they cover, and
-// malformed (ET001) and unused (ET002) directives are reported.
+// sorted by severity (highest first), rule, component, symbol and file. A
+// fact two rules find is said once (saidOnce), before inline ignores drop
+// the findings they cover: with ctx.Suppressions (lint, which parsed the
+// project) malformed (ET001) and unused (ET002) directives are reported
+// too; without, the directives of the CMake files findings point at still
+// apply.
 func Run(ctx *Context, rules []*Rule) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range rules {
 		out = append(out, r.Check(r, ctx)...)
 	}
+	out = saidOnce(out)
 	if ctx.Suppressions != nil {
 		// Directives apply to the findings above; then say which were
 		// malformed or silenced nothing.
@@ -99,6 +103,8 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 		for _, r := range []*Rule{ET001, ET002} {
 			out = append(out, r.Check(r, ctx)...)
 		}
+	} else {
+		out = suppress(out, suppressionsAt(out))
 	}
 	wd, _ := os.Getwd()
 	roots := absRoots(ctx.Roots)

@@ -19,16 +19,22 @@ var (
 )
 
 // RunLint runs lint's rules on ctx: LintRules, and RetentionRules when ctx
-// has links. An ET201 finding (an extension's link line names libpython)
-// that an ET202 finding from CMake's codemodel reports for the same target
-// at the same CMakeLists.txt line is one fact, said once, by the rule a
-// CMake lint is about.
+// has links.
 func RunLint(ctx *Context) []finding.Finding {
 	checks := LintRules
 	if ctx.Retention != nil {
 		checks = append(slices.Clip(checks), RetentionRules...)
 	}
-	fs := Run(ctx, checks)
+	return Run(ctx, checks)
+}
+
+// saidOnce drops the findings another rule already makes of the same
+// fact: an ET201 finding (an extension's link line names libpython) that
+// an ET202 finding from CMake's codemodel reports for the same target at
+// the same CMakeLists.txt line is said by the rule a CMake lint is about.
+// It runs before suppression, so that ignoring ET202 there does not
+// uncover ET201 for the same cause.
+func saidOnce(fs []finding.Finding) []finding.Finding {
 	type key struct {
 		target string
 		loc    finding.Location

@@ -2,18 +2,23 @@ package rules
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/etlink/etlink/cmake"
+	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/finding"
 )
 
-// Suppression is an inline ignore in CMake: `# etlink: ignore ET202 reason`.
-// It silences findings of that rule located on its own line or the next.
+// Suppression is an inline ignore in CMake: `# etlink: ignore ET202 reason`,
+// or several rules at once (`ET101,ET202` or `ET101 ET202`). It silences
+// findings of those rules located on its own line or the next, in every
+// command that locates a finding there (lint, retention, why's findings).
 type Suppression struct {
 	File   string
 	Line   int
-	Rule   string
+	Rules  []string
 	Reason string
 	// Problem says why the directive is malformed ("" when it is not).
 	Problem string
@@ -30,22 +35,72 @@ func Suppressions(files []*cmake.File) []*Suppression {
 			if !ok {
 				continue
 			}
-			s := &Suppression{File: f.Path, Line: c.Line}
-			fields := strings.Fields(rest)
-			switch {
-			case len(fields) == 0 || fields[0] != "ignore":
-				s.Problem = "an etlink directive must read `etlink: ignore RULE reason`"
-			case len(fields) < 2 || ByID(fields[1]) == nil:
-				s.Problem = "`etlink: ignore` must name a rule of the catalogue (etlink rules)"
-			case len(fields) < 3:
-				s.Rule, s.Problem = ByID(fields[1]).ID, "`etlink: ignore "+fields[1]+"` must give a reason"
-			default:
-				s.Rule, s.Reason = ByID(fields[1]).ID, strings.Join(fields[2:], " ")
-			}
-			out = append(out, s)
+			out = append(out, directive(f.Path, c.Line, rest))
 		}
 	}
 	return out
+}
+
+// directive reads one `etlink:` comment's text after the prefix.
+func directive(file string, line int, text string) *Suppression {
+	s := &Suppression{File: file, Line: line}
+	fields := strings.Fields(strings.ReplaceAll(text, ",", ", "))
+	if len(fields) == 0 || fields[0] != "ignore" {
+		s.Problem = "an etlink directive must read `etlink: ignore RULE reason`"
+		return s
+	}
+	rest := fields[1:]
+	listed := false // the word before ended with a comma: a rule must follow
+	for len(rest) > 0 {
+		id, comma := strings.CutSuffix(rest[0], ",")
+		r := ByID(id)
+		if r == nil {
+			if listed {
+				s.Rules, s.Problem = nil, fmt.Sprintf("`etlink: ignore` must name rules of the catalogue (etlink rules); %q is none", id)
+				return s
+			}
+			break
+		}
+		s.Rules, rest, listed = append(s.Rules, r.ID), rest[1:], comma
+	}
+	switch {
+	case len(s.Rules) == 0:
+		s.Problem = "`etlink: ignore` must name a rule of the catalogue (etlink rules)"
+	case len(rest) == 0:
+		s.Rules, s.Problem = nil, "`etlink: ignore "+strings.Join(s.Rules, ",")+"` must give a reason"
+	default:
+		s.Reason = strings.Join(rest, " ")
+	}
+	return s
+}
+
+// suppressionsAt reads the directives of the CMake files the findings are
+// located in: the commands other than lint parse no project, but their
+// findings point at CMakeLists.txt lines all the same. A file that cannot
+// be read has none.
+func suppressionsAt(fs []finding.Finding) []*Suppression {
+	var out []*Suppression
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if f.Location == nil || seen[f.Location.File] || !isCMakeFile(f.Location.File) {
+			continue
+		}
+		seen[f.Location.File] = true
+		src, err := datafile.ReadFile(f.Location.File, cmake.MaxFileSize)
+		if err != nil {
+			continue
+		}
+		if cf, err := cmake.Parse(f.Location.File, src); err == nil {
+			out = append(out, Suppressions([]*cmake.File{cf})...)
+		}
+	}
+	return out
+}
+
+// isCMakeFile reports a CMake list file or module by its name.
+func isCMakeFile(p string) bool {
+	base := filepath.Base(p)
+	return base == "CMakeLists.txt" || strings.HasSuffix(base, ".cmake")
 }
 
 // suppress drops the findings a well-formed directive covers and marks the
@@ -67,7 +122,7 @@ func covering(f finding.Finding, sups []*Suppression) *Suppression {
 		return nil
 	}
 	for _, s := range sups {
-		if s.Problem == "" && s.Rule == f.Rule && s.File == f.Location.File &&
+		if s.Problem == "" && slices.Contains(s.Rules, f.Rule) && s.File == f.Location.File &&
 			(f.Location.Line == s.Line || f.Location.Line == s.Line+1) {
 			return s
 		}
@@ -123,7 +178,7 @@ next real finding on that line.`,
 				continue
 			}
 			f := r.newFinding(r.Severity, finding.Subject{File: s.File, Symbol: fmt.Sprintf("line %d", s.Line)},
-				fmt.Sprintf("`etlink: ignore %s` silenced nothing", s.Rule))
+				fmt.Sprintf("`etlink: ignore %s` silenced nothing", strings.Join(s.Rules, ",")))
 			f.Location = &finding.Location{File: s.File, Line: s.Line}
 			f.Fix = r.Fix
 			out = append(out, f)
