@@ -93,10 +93,11 @@ type gnu struct {
 	pend     pendKind
 	pendName []byte
 	pendLine int
+	kept     map[string]bool // libraries in AsNeeded
 }
 
 func (p *parser) parseGNU(first []byte) {
-	g := &gnu{parser: p}
+	g := &gnu{parser: p, kept: make(map[string]bool)}
 	nonBlank := 0
 	l, n := first, p.lr.n
 	for {
@@ -240,10 +241,20 @@ func (g *gnu) table(l []byte, n int) {
 		g.failf(n, "cannot read the reason in %s", quote(l))
 		return
 	}
+	// A linker names each member and library once; a repeat (a hostile
+	// map repeating one line for gigabytes) keeps its first entry and
+	// costs no memory.
 	if kind == pendAsNeeded {
+		if g.kept[string(name)] {
+			return
+		}
 		k := Kept{Library: g.intern(name), ByFile: g.intern(byFile), BySymbol: string(bySym), Line: line}
+		g.kept[k.Library] = true
 		g.m.AsNeeded = append(g.m.AsNeeded, k)
 		g.addMention(k.ByFile, line)
+		return
+	}
+	if g.members[string(name)] {
 		return
 	}
 	path := g.intern(name)
@@ -409,7 +420,9 @@ func (g *gnu) outLine(l []byte, n int) {
 		if i := bytes.LastIndexByte(rest, ' '); i > 0 {
 			rest = rest[:i]
 		}
-		g.m.Output = string(rest)
+		if string(rest) != g.m.Output {
+			g.m.Output = string(rest)
+		}
 		return
 	}
 	name, rest := field(l)
