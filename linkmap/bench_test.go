@@ -115,7 +115,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("Cross Reference Table\n\nSymbol File\nf a.o\n"))
 	// Hostile shapes: a table repeating one entry (whole map, and cut
 	// before its memory map), as-needed entries repeated, a line longer
-	// than the line reader's buffer.
+	// than the line reader's buffer, a table of distinct members.
 	bfd := readFixture(f, "x86_64-bfd.map")
 	if r, err := io.ReadAll(repeatedTable(f, 4<<10)); err == nil {
 		f.Add(r)
@@ -125,6 +125,7 @@ func FuzzParse(f *testing.F) {
 		strings.Repeat("libc.so.6                     main.o (puts)\n", 100)))
 	f.Add([]byte("Archive member included to satisfy reference by file (symbol)\n\n" + strings.Repeat("x", 70<<10) + "\n"))
 	f.Add(append(bytes.Repeat([]byte{' '}, 70<<10), bfd...))
+	f.Add(distinctMembers(f, 20, 30))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(bytes.NewReader(data), "fuzz.map", Options{})
 		if err != nil {

@@ -1,6 +1,9 @@
 package linkmap
 
-import "bytes"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // GNU ld (bfd) and gold write the same kind of map: headed sections, the
 // first few tables of two columns, then a memory map of output sections,
@@ -251,6 +254,7 @@ func (g *gnu) table(l []byte, n int) {
 		k := Kept{Library: g.intern(name), ByFile: g.intern(byFile), BySymbol: string(bySym), Line: line}
 		g.kept[k.Library] = true
 		g.m.AsNeeded = append(g.m.AsNeeded, k)
+		g.keep(int(unsafe.Sizeof(k))+len(name)+len(bySym), line)
 		g.addMention(k.ByFile, line)
 		return
 	}
@@ -260,10 +264,11 @@ func (g *gnu) table(l []byte, n int) {
 	path := g.intern(name)
 	e := Extraction{Member: path, ByFile: g.intern(byFile), BySymbol: string(bySym), Reason: g.intern(reason), Line: line}
 	if a, m, ok := SplitMember(path); ok {
-		e.Archive, e.Member = g.internString(a), g.internString(m)
+		e.Archive, e.Member = a, m
 	}
 	g.members[path] = true
-	g.m.Extracted = append(g.m.Extracted, e)
+	g.extracted.add(e)
+	g.keep(int(unsafe.Sizeof(e))+len(bySym)+len(reason), line)
 	// A thin archive's member, named alone by GNU ld, is still a member.
 	g.addInput(Input{Path: path, Archive: e.Archive, Member: e.Member, Line: line})
 	g.addMention(e.ByFile, line)
@@ -405,9 +410,10 @@ func (g *gnu) outLine(l []byte, n int) {
 			g.load[s] = true
 			in := Input{Path: s, Line: n}
 			if a, m, ok := SplitMember(s); ok {
-				in.Archive, in.Member = g.internString(a), g.internString(m)
+				in.Archive, in.Member = a, m
 			}
 			g.loads = append(g.loads, in)
+			g.keep(int(unsafe.Sizeof(in))+len(s), n)
 			if isShared(s) {
 				g.addShared(s)
 			}

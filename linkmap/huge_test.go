@@ -278,3 +278,56 @@ func TestBudget(t *testing.T) {
 	_, err = Parse(bytes.NewReader(readFixture(t, "x86_64-bfd.map")), "app.map", Options{Budget: b})
 	exhausted(t, err, "app.map")
 }
+
+// distinctMembers returns the fixture map with n distinct members of
+// names of about size bytes added to its archive-member table.
+func distinctMembers(tb testing.TB, n, size int) []byte {
+	data := readFixture(tb, "x86_64-bfd.map")
+	i := bytes.Index(data, []byte("thin/thin_member.o"))
+	if i < 0 {
+		tb.Fatal("fixture map lacks its archive-member table")
+	}
+	pad := strings.Repeat("m", size)
+	var b bytes.Buffer
+	b.Grow(len(data) + n*(size+70))
+	b.Write(data[:i])
+	for k := range n {
+		fmt.Fprintf(&b, "libx.a(%s%d.o)\n                              main.o (f)\n", pad, k)
+	}
+	b.Write(data[i:])
+	return b.Bytes()
+}
+
+// TestMaxKept parses a map naming more distinct archive members than
+// MaxKept holds (a hostile map of distinct names for gigabytes would keep
+// them all): the parse stops at the line past it, with an error. Names of
+// a kilobyte reach the bound in 60 MB.
+func TestMaxKept(t *testing.T) {
+	if raceEnabled {
+		t.Skip("60 MB of parsing under the race detector takes a minute; the plain run covers it")
+	}
+	const size = 1 << 10
+	n := MaxKept / size
+	data := distinctMembers(t, n, size)
+	w := watchHeap(MaxKept * 4)
+	_, err := Parse(w.reader(bytes.NewReader(data)), "app.map", Options{NoSymbols: true})
+	if grown := w.stop(); grown > MaxKept*4 {
+		t.Errorf("the heap grew by %d MiB", grown>>20)
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Path != "app.map" || e.Line < 3 || e.Line > 2*n+3 || !strings.Contains(err.Error(), "MaxKept") {
+		t.Fatalf("error %v, want one naming app.map, a line of the table, and MaxKept", err)
+	}
+	// Below the bound the same table parses, every member kept.
+	want, err := ParseFile("testdata/x86_64-bfd.map", Options{NoSymbols: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse(bytes.NewReader(distinctMembers(t, n/2, size)), "app.map", Options{NoSymbols: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Extracted) != len(want.Extracted)+n/2 {
+		t.Errorf("%d members extracted, want %d", len(m.Extracted), len(want.Extracted)+n/2)
+	}
+}

@@ -218,6 +218,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // run to hundreds of kilobytes; nothing a linker writes comes near this.
 const MaxLine = 16 << 20
 
+// MaxKept bounds the bytes a map's inputs, archive members and libraries
+// may hold (Loaded, Extracted, AsNeeded; names and structures), the part
+// of a Map that NoSymbols does not drop: a parse past it is an error. A
+// link of 100,000 object files with paths of 100 bytes holds 25 MiB; a
+// hostile map naming distinct members for gigabytes would hold gigabytes.
+const MaxKept = 64 << 20
+
 // Options choose what a parse keeps.
 type Options struct {
 	// NoSymbols leaves Symbols, Discarded and OutputSections empty: a

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,8 @@ import (
 // TestHostileMaps runs etlink retention on linker maps a stranger's pull
 // request can hold, beside a good build directory: a table repeating one
 // line for hundreds of megabytes (a parser that kept each line ran out of
-// memory), the same cut before its memory map, and one line of a
-// gigabyte. Each ends within 5 s under 1 GB; an error names the map; the
+// memory), the same cut before its memory map, a table of distinct
+// members (every one kept), and one line of a gigabyte. Each ends within 5 s under 1 GB; an error names the map; the
 // good directory is still reported; the map is left as it was.
 func TestHostileMaps(t *testing.T) {
 	if testing.Short() {
@@ -50,6 +51,9 @@ func TestHostileMaps(t *testing.T) {
 		{"300 MB table of one entry, cut", func(t *testing.T, p string) {
 			writeRepeated(t, p, head, entry, cut, 300<<20)
 		}, "truncated: the map ends before its memory map"},
+		{"100 MB table of distinct members", func(t *testing.T, p string) {
+			writeDistinct(t, p, head, tail, 100<<20)
+		}, "more than 64 MiB of inputs"},
 		{"one line of 1 GiB", func(t *testing.T, p string) {
 			writeRepeated(t, p, []byte("Archive member included to satisfy reference by file (symbol)\n\n"), nil, nil, 0)
 			// A sparse file: the line is a gigabyte of NUL bytes on no disk.
@@ -124,6 +128,24 @@ func writeRepeated(t *testing.T, p string, head, body, tail []byte, size int64) 
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeDistinct writes head, archive-table entries of distinct members to
+// size bytes, then tail.
+func writeDistinct(t *testing.T, p string, head, tail []byte, size int) {
+	t.Helper()
+	var b bytes.Buffer
+	b.Grow(size + len(head) + len(tail) + 100)
+	b.Write(head)
+	for k := 0; b.Len() < size; k++ {
+		b.WriteString("./libstatic.a(m")
+		b.WriteString(strconv.Itoa(k))
+		b.WriteString(".o)       main.o (used_fn(int))\n")
+	}
+	b.Write(tail)
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
