@@ -96,11 +96,11 @@ type gnu struct {
 	pend     pendKind
 	pendName []byte
 	pendLine int
-	kept     map[string]bool // libraries in AsNeeded
+	libs     map[string]bool // libraries in AsNeeded
 }
 
 func (p *parser) parseGNU(first []byte) {
-	g := &gnu{parser: p, kept: make(map[string]bool)}
+	g := &gnu{parser: p, libs: make(map[string]bool)}
 	nonBlank := 0
 	l, n := first, p.lr.n
 	for {
@@ -248,11 +248,11 @@ func (g *gnu) table(l []byte, n int) {
 	// map repeating one line for gigabytes) keeps its first entry and
 	// costs no memory.
 	if kind == pendAsNeeded {
-		if g.kept[string(name)] {
+		if g.libs[string(name)] {
 			return
 		}
 		k := Kept{Library: g.intern(name), ByFile: g.intern(byFile), BySymbol: string(bySym), Line: line}
-		g.kept[k.Library] = true
+		g.libs[k.Library] = true
 		g.m.AsNeeded = append(g.m.AsNeeded, k)
 		g.keep(int(unsafe.Sizeof(k))+len(name)+len(bySym), line)
 		g.addMention(k.ByFile, line)
