@@ -221,9 +221,11 @@ const MaxLine = 16 << 20
 // MaxKept bounds the bytes a map's inputs, archive members and libraries
 // may hold (Loaded, Extracted, AsNeeded; names and structures), the part
 // of a Map that NoSymbols does not drop: a parse past it is an error. A
-// link of 100,000 object files with paths of 100 bytes holds 25 MiB; a
-// hostile map naming distinct members for gigabytes would hold gigabytes.
-const MaxKept = 64 << 20
+// link pulling 100,000 archive members of paths of 100 bytes holds 26 MiB
+// (torch's largest library links under 10,000 objects); a hostile map
+// naming distinct members for gigabytes would hold gigabytes, and reaches
+// the bound in about a second.
+const MaxKept = 32 << 20
 
 // Options choose what a parse keeps.
 type Options struct {
