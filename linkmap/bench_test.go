@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/etlink/etlink/internal/budget"
 )
 
 var (
@@ -110,6 +113,19 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("Memory map\n\n.text 0x0 0x10\n .text 0x0 0x10 a.o\n                0x0                f\n"))
 	f.Add([]byte("VMA Size Align Out In Symbol\n 0x0 1 1 .text\n 0x0 1 1         a.o:(.text)\n 0x0 0 0                 f\n"))
 	f.Add([]byte("Cross Reference Table\n\nSymbol File\nf a.o\n"))
+	// Hostile shapes: a table repeating one entry (whole map, and cut
+	// before its memory map), as-needed entries repeated, a line longer
+	// than the line reader's buffer, a table of distinct members.
+	bfd := readFixture(f, "x86_64-bfd.map")
+	if r, err := io.ReadAll(repeatedTable(f, 4<<10)); err == nil {
+		f.Add(r)
+		f.Add(r[:bytes.Index(r, []byte("\nMerging"))+1])
+	}
+	f.Add([]byte("As-needed library included to satisfy reference by file (symbol)\n\n" +
+		strings.Repeat("libc.so.6                     main.o (puts)\n", 100)))
+	f.Add([]byte("Archive member included to satisfy reference by file (symbol)\n\n" + strings.Repeat("x", 70<<10) + "\n"))
+	f.Add(append(bytes.Repeat([]byte{' '}, 70<<10), bfd...))
+	f.Add(distinctMembers(f, 20, 30))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(bytes.NewReader(data), "fuzz.map", Options{})
 		if err != nil {
@@ -118,6 +134,12 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error %v (%T) does not name the input", err, err)
 			}
 			return
+		}
+		// A map is read to its end: a budget a byte short of it is spent.
+		b := budget.New(budget.Limits{budget.Read: int64(len(data)) - 1})
+		var x *budget.Exhausted
+		if _, err := Parse(bytes.NewReader(data), "fuzz.map", Options{Budget: b}); !errors.As(err, &x) || !strings.HasPrefix(err.Error(), "fuzz.map") {
+			t.Fatalf("a budget of %d bytes for a map of %d: error %v", len(data)-1, len(data), err)
 		}
 		n := bytes.Count(data, []byte("\n")) + 1
 		check := func(what string, line int) {
@@ -179,6 +201,23 @@ func syntheticLLD(tb testing.TB, size int) []byte {
 // BenchmarkParseLLD parses a ~100 MB lld map.
 func BenchmarkParseLLD(b *testing.B) {
 	data := syntheticLLD(b, 100<<20)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Parse(bytes.NewReader(data), "big.map", Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseRepeatedTable parses a ~100 MB GNU ld map whose
+// archive-member table repeats one line.
+func BenchmarkParseRepeatedTable(b *testing.B) {
+	data, err := io.ReadAll(repeatedTable(b, 100<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -4,8 +4,11 @@
 // libraries kept under --as-needed, the input sections discarded, the
 // output sections and the symbol addresses.
 //
-// Parse reads line by line and never holds the file: a multi-gigabyte map
-// costs the memory of what it says, with every file name stored once.
+// Parse reads line by line, in one pass, and never holds the file: a
+// multi-gigabyte map costs the memory of what it says, with every file
+// name stored once and an entry repeated kept once. With NoSymbols that is
+// its inputs, members and libraries, which MaxKept bounds; a line is at
+// most MaxLine bytes. The bytes read are charged to Options.Budget.
 // Every entry carries the map line it came from, for findings to cite. A
 // line that cannot be understood in a part of the map that must be (the
 // archive, as-needed and discarded tables, section and symbol lines, lld

@@ -1,6 +1,9 @@
 package linkmap
 
-import "bytes"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // GNU ld (bfd) and gold write the same kind of map: headed sections, the
 // first few tables of two columns, then a memory map of output sections,
@@ -93,10 +96,11 @@ type gnu struct {
 	pend     pendKind
 	pendName []byte
 	pendLine int
+	libs     map[string]bool // libraries in AsNeeded
 }
 
 func (p *parser) parseGNU(first []byte) {
-	g := &gnu{parser: p}
+	g := &gnu{parser: p, libs: make(map[string]bool)}
 	nonBlank := 0
 	l, n := first, p.lr.n
 	for {
@@ -240,19 +244,31 @@ func (g *gnu) table(l []byte, n int) {
 		g.failf(n, "cannot read the reason in %s", quote(l))
 		return
 	}
+	// A linker names each member and library once; a repeat (a hostile
+	// map repeating one line for gigabytes) keeps its first entry and
+	// costs no memory.
 	if kind == pendAsNeeded {
+		if g.libs[string(name)] {
+			return
+		}
 		k := Kept{Library: g.intern(name), ByFile: g.intern(byFile), BySymbol: string(bySym), Line: line}
+		g.libs[k.Library] = true
 		g.m.AsNeeded = append(g.m.AsNeeded, k)
+		g.keep(int(unsafe.Sizeof(k))+len(name)+len(bySym), line)
 		g.addMention(k.ByFile, line)
+		return
+	}
+	if g.members[string(name)] {
 		return
 	}
 	path := g.intern(name)
 	e := Extraction{Member: path, ByFile: g.intern(byFile), BySymbol: string(bySym), Reason: g.intern(reason), Line: line}
 	if a, m, ok := SplitMember(path); ok {
-		e.Archive, e.Member = g.internString(a), g.internString(m)
+		e.Archive, e.Member = a, m
 	}
 	g.members[path] = true
-	g.m.Extracted = append(g.m.Extracted, e)
+	g.extracted.add(e)
+	g.keep(int(unsafe.Sizeof(e))+len(bySym)+len(reason), line)
 	// A thin archive's member, named alone by GNU ld, is still a member.
 	g.addInput(Input{Path: path, Archive: e.Archive, Member: e.Member, Line: line})
 	g.addMention(e.ByFile, line)
@@ -394,9 +410,10 @@ func (g *gnu) outLine(l []byte, n int) {
 			g.load[s] = true
 			in := Input{Path: s, Line: n}
 			if a, m, ok := SplitMember(s); ok {
-				in.Archive, in.Member = g.internString(a), g.internString(m)
+				in.Archive, in.Member = a, m
 			}
 			g.loads = append(g.loads, in)
+			g.keep(int(unsafe.Sizeof(in))+len(s), n)
 			if isShared(s) {
 				g.addShared(s)
 			}
@@ -409,7 +426,9 @@ func (g *gnu) outLine(l []byte, n int) {
 		if i := bytes.LastIndexByte(rest, ' '); i > 0 {
 			rest = rest[:i]
 		}
-		g.m.Output = string(rest)
+		if string(rest) != g.m.Output {
+			g.m.Output = string(rest)
+		}
 		return
 	}
 	name, rest := field(l)

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/etlink/etlink/internal/budget"
 	"io"
 	"path"
 	"strings"
 
 	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/internal/budget"
 )
 
 // Format is the linker that wrote a map.
@@ -218,36 +218,72 @@ func (e *Error) Unwrap() error { return e.Err }
 // run to hundreds of kilobytes; nothing a linker writes comes near this.
 const MaxLine = 16 << 20
 
+// MaxKept bounds the bytes a map's inputs, archive members and libraries
+// may hold (Loaded, Extracted, AsNeeded; names and structures), the part
+// of a Map that NoSymbols does not drop: a parse past it is an error. A
+// link pulling 100,000 archive members of paths of 100 bytes holds 26 MiB
+// (torch's largest library links under 10,000 objects); a hostile map
+// naming distinct members for gigabytes would hold gigabytes, and reaches
+// the bound in about a second.
+const MaxKept = 32 << 20
+
 // Options choose what a parse keeps.
 type Options struct {
 	// NoSymbols leaves Symbols, Discarded and OutputSections empty: a
 	// question about which inputs a link loaded and why (retention) needs
 	// none of them, and a map's symbol list is most of what it holds.
 	NoSymbols bool
-	// Budget is the run's (nil: no limits); a map is charged its size.
+	// Budget is the run's (nil: no limits); a map is charged its size
+	// (budget.Read): by ParseFile when it opens it, by Parse as it reads.
 	Budget *budget.Budget
 }
 
-// ParseFile parses the map file at path.
+// ParseFile parses the map file at path. Its size is charged to
+// opt.Budget before any of it is read: a map past the budget is refused
+// at once.
 func ParseFile(path string, opt Options) (*Map, error) {
-	f, _, err := datafile.Open(path)
+	f, fi, err := datafile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Parse(f, path, opt)
+	if err := opt.Budget.Charge(budget.Read, fi.Size(), path); err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	return parse(&chargedReader{r: f, b: opt.Budget, name: path, paid: fi.Size()}, path, opt)
 }
 
 // Parse reads a linker map from r, line by line, detecting its format.
-// name is used in errors and as Map.Path.
+// name is used in errors and as Map.Path. What it reads is charged to
+// opt.Budget as it is read, a stream having no size to charge first.
 func Parse(r io.Reader, name string, opt Options) (*Map, error) {
+	return parse(&chargedReader{r: r, b: opt.Budget, name: name}, name, opt)
+}
+
+func parse(r io.Reader, name string, opt Options) (*Map, error) {
 	p := newParser(r, name)
 	p.opt = opt
-	m, err := p.run()
-	if err != nil {
-		return nil, err
+	return p.run()
+}
+
+// chargedReader charges opt.Budget for the bytes read past paid, those
+// already charged (a file's size when opened: it may have grown since).
+type chargedReader struct {
+	r    io.Reader
+	b    *budget.Budget
+	name string
+	paid int64
+}
+
+func (c *chargedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.paid -= int64(n); c.paid < 0 {
+		if cerr := c.b.Charge(budget.Read, -c.paid, c.name); cerr != nil {
+			return 0, cerr
+		}
+		c.paid = 0
 	}
-	return m, nil
+	return n, err
 }
 
 // SplitMember splits "archive(member)" into its parts. It reports false for

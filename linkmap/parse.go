@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 )
 
 // parser holds what every format's parser shares: the line source, the Map
@@ -18,12 +19,14 @@ type parser struct {
 	strs map[string]string
 
 	// Inputs in first-mention order and the LOAD list (bfd).
-	mentions []Input
-	mention  map[string]int // path -> index in mentions
-	loads    []Input
-	load     map[string]bool
-	shared   map[string]bool
-	members  map[string]bool // archive members in Extracted
+	mentions  list[Input]
+	mention   map[string]int // path -> index in mentions
+	extracted list[Extraction]
+	loads     []Input
+	load      map[string]bool
+	shared    map[string]bool
+	members   map[string]bool // archive members in Extracted
+	kept      int             // bytes counted by keep
 
 	outSecs list[OutputSection]
 	syms    list[Symbol]
@@ -166,7 +169,7 @@ func (p *parser) addMention(path string, n int) {
 	}
 	in := Input{Path: path, Line: n}
 	if a, mem, ok := SplitMember(path); ok {
-		in.Archive, in.Member = p.internString(a), p.internString(mem)
+		in.Archive, in.Member = a, mem
 	}
 	p.addInput(in)
 }
@@ -177,8 +180,9 @@ func (p *parser) addInput(in Input) {
 	if _, ok := p.mention[path]; ok {
 		return
 	}
-	p.mention[path] = len(p.mentions)
-	p.mentions = append(p.mentions, in)
+	p.mention[path] = p.mentions.n
+	p.mentions.add(in)
+	p.keep(int(unsafe.Sizeof(in))+len(path), in.Line)
 	if isShared(path) {
 		p.addShared(path)
 	}
@@ -189,14 +193,6 @@ func (p *parser) addSymbol(name []byte, s Symbol) {
 	if !p.opt.NoSymbols {
 		p.names.set(&p.syms.add(s).Name, name)
 	}
-}
-
-func (p *parser) internString(s string) string {
-	if t, ok := p.strs[s]; ok {
-		return t
-	}
-	p.strs[s] = s
-	return s
 }
 
 func (p *parser) addShared(path string) {
@@ -217,7 +213,18 @@ func (p *parser) addExtracted(path string, n int) {
 		return
 	}
 	p.members[path] = true
-	p.m.Extracted = append(p.m.Extracted, Extraction{Archive: p.internString(a), Member: p.internString(mem), Line: n})
+	p.extracted.add(Extraction{Archive: a, Member: mem, Line: n})
+	p.keep(int(unsafe.Sizeof(Extraction{})), n)
+}
+
+// keep counts n more bytes held by the entries a parse keeps whatever its
+// Options (inputs, members, libraries: their structures and the names
+// counted nowhere else) and fails it at line past MaxKept. Shared holds
+// inputs already counted.
+func (p *parser) keep(n, line int) {
+	if p.kept += n; p.kept > MaxKept {
+		p.failf(line, "the map names more than %d MiB of inputs, archive members and libraries, more than any link (MaxKept)", MaxKept>>20)
+	}
 }
 
 // finish builds Loaded: for bfd the LOAD list with each archive's members
@@ -227,18 +234,20 @@ func (p *parser) finish() {
 	p.names.flush() // before the symbols are copied out of their chunks
 	p.m.OutputSections = p.outSecs.slice()
 	p.m.Symbols = p.syms.slice()
+	p.m.Extracted = p.extracted.slice()
+	mentions := p.mentions.slice()
 	if len(p.loads) == 0 {
-		p.m.Loaded = p.mentions
+		p.m.Loaded = mentions
 		return
 	}
 	byArchive := make(map[string][]int)
-	for i, in := range p.mentions {
+	for i, in := range mentions {
 		if in.Archive != "" {
 			byArchive[in.Archive] = append(byArchive[in.Archive], i)
 		}
 	}
-	done := make([]bool, len(p.mentions))
-	out := make([]Input, 0, len(p.loads)+len(p.mentions))
+	done := make([]bool, len(mentions))
+	out := make([]Input, 0, len(p.loads)+len(mentions))
 	for _, in := range p.loads {
 		out = append(out, in)
 		if i, ok := p.mention[in.Path]; ok {
@@ -247,11 +256,11 @@ func (p *parser) finish() {
 		for _, i := range byArchive[in.Path] {
 			if !done[i] {
 				done[i] = true
-				out = append(out, p.mentions[i])
+				out = append(out, mentions[i])
 			}
 		}
 	}
-	for i, in := range p.mentions {
+	for i, in := range mentions {
 		if !done[i] && !p.load[in.Path] {
 			out = append(out, in)
 		}

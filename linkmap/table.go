@@ -109,6 +109,9 @@ func (p *parser) parseTable(t tableLayout) {
 			lastFile = curFile
 			p.addMention(curFile, n)
 			p.addExtracted(curFile, n)
+			if p.err != nil {
+				return // past MaxKept
+			}
 		default:
 			if isMappingSymbol(name) {
 				continue
