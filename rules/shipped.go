@@ -3,6 +3,7 @@ package rules
 import (
 	"debug/elf"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -49,8 +50,12 @@ var ET203 = &Rule{
 		Summary:  "a shipped object's RPATH or RUNPATH holds an absolute or build-tree path",
 		Why: `The loader searches RPATH/RUNPATH on the user's machine. An absolute path points at
 the build machine: at best it finds nothing, at worst it finds a different library that
-happens to live there (a security and correctness problem). A build-tree path (.../build/,
-cmake-build-*/, _skbuild/) is always a leftover of the build.`,
+happens to live there (a security and correctness problem). The severity follows what the
+loader does with the path, never the directory's name: a directory it searches anyway (a
+system directory) is a note; one where it finds a library the package needs and does not
+ship, on the machine etlink runs on, is an error (the package works here and nowhere
+else); any other is a warning (a leftover, searched for every dependency on a user's
+machine). A build-tree path (.../build/, cmake-build-*/, _skbuild/) is named as such.`,
 		Fix: `Use $ORIGIN-relative paths: set_target_properties(t PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
 and BUILD_WITH_INSTALL_RPATH, or patchelf --set-rpath '$ORIGIN/...' after the build.`,
 		Before: `$ readelf -d libexecutorch.so | grep RUNPATH
@@ -245,6 +250,25 @@ func BuildTreePath(p string) (string, bool) {
 	return "", false
 }
 
+// foundOnlyIn is the first library o needs that directory dir holds on
+// this machine and the package does not ship (by file name or SONAME);
+// "" when there is none.
+func foundOnlyIn(dir string, o *elfobj.Object, pkg *analyze.Package) string {
+	shipped := map[string]bool{}
+	for _, p := range pkg.Objects {
+		shipped[filepath.Base(p.Path)], shipped[p.Soname] = true, true
+	}
+	for _, lib := range o.Needed {
+		if shipped[lib] {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, lib)); err == nil && fi.Mode().IsRegular() {
+			return lib
+		}
+	}
+	return ""
+}
+
 func checkRunpaths(r *Rule, ctx *Context) []finding.Finding {
 	if ctx.Package == nil {
 		return nil
@@ -261,11 +285,17 @@ func checkRunpaths(r *Rule, ctx *Context) []finding.Finding {
 				}
 				sev, why := r.Severity, "an absolute path of the build machine"
 				if comp, ok := BuildTreePath(p); ok {
-					sev, why = finding.Error, fmt.Sprintf("a build-tree path (component %q)", comp)
+					why = fmt.Sprintf("a build-tree path (component %q)", comp)
 				} else if !strings.HasPrefix(p, "/") {
 					why = "a path relative to the process's working directory"
-				} else if analyze.IsSystemDir(p, o.Machine, o.Class) {
+				}
+				switch lib := foundOnlyIn(p, o, ctx.Package); {
+				case analyze.IsSystemDir(p, o.Machine, o.Class):
 					sev, why = finding.Note, "a system directory, searched anyway"
+				case lib != "":
+					sev, why = finding.Error, why+fmt.Sprintf(": the loader finds %s there on this machine, and the package does not ship it", lib)
+				default:
+					why += ": it holds nothing the object needs here, but the loader searches it for every dependency on a user's machine"
 				}
 				subj := pkgSubject(o)
 				subj.Symbol = list.tag + "=" + p
