@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/etlink/etlink/datafile"
 )
 
 // maxRspDepth bounds response files nested in response files.
@@ -129,7 +127,7 @@ func (s *session) expandRsp(args []word, dir string, chain []string) ([]word, er
 		if ok {
 			src = s.overlaySrc[path]
 		} else {
-			b, err := readInput(path)
+			b, err := s.readRsp(path)
 			if err != nil {
 				what := name
 				if len(chain) > 0 {
@@ -162,8 +160,20 @@ func (s *session) expandRsp(args []word, dir string, chain []string) ([]word, er
 // maxInputSize bounds a response file or an included ninja file.
 const maxInputSize = 256 << 20
 
-// readInput reads a regular file of at most maxInputSize bytes: a name in
-// a command line must not make the parser read a device or a FIFO.
-func readInput(path string) ([]byte, error) {
-	return datafile.ReadFile(path, maxInputSize)
+// readRsp reads a response file from disk. Named by an untrusted build
+// tree, it must lie inside s.rspRoot once symbolic links are resolved, as
+// File API replies must lie in the reply directory: "@/etc/passwd", or a
+// link in the tree to /dev/zero, is not read. readBuildFile reads regular
+// files only: a FIFO inside the tree is refused too.
+func (s *session) readRsp(path string) ([]byte, error) {
+	if s.rspRoot != "" {
+		real, inside, err := realWithin(path, s.rspRoot)
+		if err != nil {
+			return nil, err
+		}
+		if !inside {
+			return nil, fmt.Errorf("%s is outside %s, the directory response files are read from: not read", real, s.rspRoot)
+		}
+	}
+	return readBuildFile(s.opt.Budget, path, maxInputSize)
 }
