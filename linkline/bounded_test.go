@@ -224,3 +224,37 @@ func TestFileAPIReplyReadOnce(t *testing.T) {
 		t.Errorf("%d reply files charged, want 4", n)
 	}
 }
+
+// TestResponseFileArgs: response files give one command at most room
+// arguments, however they nest (maxRspArgs in a parse; 10 here).
+func TestResponseFileArgs(t *testing.T) {
+	opt, _ := testOptions(t, debianSpecs(t))
+	writeFiles(t, opt.Dir, map[string]string{
+		"big.rsp":  strings.Repeat("a.o ", 1000),
+		"half.rsp": "a.o b.o c.o d.o e.o",
+		"nest.rsp": "@half.rsp x.o",
+	})
+	s := newSession(opt)
+	s.rspRoot = opt.Dir
+	for _, tc := range []struct {
+		args []string
+		want string // "" = fits
+	}{
+		{[]string{"@big.rsp"}, fmt.Sprintf("response file big.rsp: the command holds more than %d arguments", maxRspArgs)},
+		{[]string{"@half.rsp", "@nest.rsp"}, "response file half.rsp (via " + filepath.Join(opt.Dir, "nest.rsp") + "): the command holds more than"},
+		{[]string{"@half.rsp", "@half.rsp"}, ""},
+		{[]string{"o.o", "@half.rsp", "@half.rsp"}, "response file half.rsp: the command holds more than"},
+	} {
+		var args []word
+		for _, a := range tc.args {
+			args = append(args, word{text: a})
+		}
+		out, err := s.expandRspWithin(args, opt.Dir, nil, 10)
+		switch {
+		case tc.want == "" && (err != nil || len(out) != 10):
+			t.Errorf("%q: %d words, error %v; want 10", tc.args, len(out), err)
+		case tc.want != "" && (!errors.Is(err, ErrResponseFile) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

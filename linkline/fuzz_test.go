@@ -71,7 +71,7 @@ func FuzzResponseFile(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_ = splitRsp(string(data), "x.rsp")
+		_, _ = splitRsp(string(data), "x.rsp", maxRspArgs)
 		_, _ = ParseArgs([]string{"g++", "@" + path, "-o", "x"}, opt)
 		// The same command in a build log: whatever the file names, no
 		// argument comes from outside the log's directory.

@@ -82,6 +82,13 @@ func TestHostileIncludes(t *testing.T) {
 			return []string{"retention", d, good}
 		}, []string{"pw.dir/link.txt:1: response file /etc/passwd: /etc/passwd is outside", "zero.dir/link.txt:1: response file ../../../../../../../../../../dev/zero: /dev/zero is outside",
 			"link.dir/link.txt:1: response file CMakeFiles/link.dir/objects1.rsp: /dev/zero is outside"}},
+		{"a 16 MB response file of 4M arguments", func(t *testing.T, d string) []string {
+			writeTree(t, d, map[string]string{
+				"CMakeFiles/x.dir/link.txt":     "/usr/bin/c++ -shared -o libx.so @CMakeFiles/x.dir/objects1.rsp\n",
+				"CMakeFiles/x.dir/objects1.rsp": strings.Repeat("a.o ", 4<<20),
+			})
+			return []string{"retention", d, good}
+		}, []string{"x.dir/link.txt:1: response file CMakeFiles/x.dir/objects1.rsp: the command holds more than"}},
 		{"a build.ninja command naming /etc/passwd", func(t *testing.T, d string) []string {
 			writeTree(t, d, map[string]string{"build.ninja": "rule r\n  command = /usr/bin/c++ -shared -o $out @/etc/passwd\nbuild libx.so: r\n"})
 			return []string{"retention", d, good}
