@@ -49,7 +49,7 @@ func parseNinjaData(data []byte, name, dir string, opt Options) ([]*Link, []erro
 	p := &ninjaParser{s: newSession(opt), dir: dir, reading: map[string]bool{}, read: map[string]string{}, names: map[string]string{}}
 	p.s.rspRoot = dir
 	top := name
-	if real, err := filepath.EvalSymlinks(name); err == nil {
+	if real, err := realFile(name); err == nil {
 		top = real // an include of the top file is then a cycle
 	}
 	p.read[top] = name
@@ -517,7 +517,7 @@ func (p *ninjaParser) include(l *nLexer, sc *nScope, kw string) error {
 	fail := func(err error) error {
 		return &datafile.Error{Path: l.file, Line: line, Err: fmt.Errorf("%s %s: %w", kw, rel, err)}
 	}
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realFile(path)
 	if err != nil {
 		return fail(err)
 	}

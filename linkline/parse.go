@@ -103,14 +103,24 @@ func readBuildFile(b *budget.Budget, path string, limit int64) ([]byte, error) {
 	return datafile.ReadFile(path, limit)
 }
 
+// realFile is the absolute path of the file p leads to, symbolic links
+// resolved.
+func realFile(p string) (string, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(real)
+}
+
 // realWithin resolves the symbolic links of p and reports whether the
 // file they lead to lies inside dir (its links resolved too).
 func realWithin(p, dir string) (real string, inside bool, err error) {
-	real, err = filepath.EvalSymlinks(p)
+	real, err = realFile(p)
 	if err != nil {
 		return "", false, err
 	}
-	d, err := filepath.EvalSymlinks(dir)
+	d, err := realFile(dir)
 	if err != nil {
 		return "", false, err
 	}
