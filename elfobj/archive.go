@@ -2,9 +2,11 @@ package elfobj
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -92,7 +94,8 @@ type arReader struct {
 // ReadArchive reads the table of contents of the ar archive of size bytes in
 // r: GNU (with "//" long names and "/" or "/SYM64/" indexes), BSD ("#1/len"
 // names, "__.SYMDEF" indexes) and GNU thin archives. path names it in errors
-// and is the directory thin members are relative to. Member data is not read.
+// and is the directory thin members are relative to: they must lie in the
+// archive's build tree (confineThin). Member data is not read.
 func ReadArchive(path string, r io.ReaderAt, size int64) (*Archive, error) {
 	rd := &arReader{path: path, r: r, size: size, ar: &Archive{Path: path}}
 	if err := rd.readMagic(); err != nil {
@@ -106,6 +109,9 @@ func ReadArchive(path string, r io.ReaderAt, size int64) (*Archive, error) {
 		off = next
 	}
 	if err := rd.decodeIndexes(); err != nil {
+		return nil, err
+	}
+	if err := rd.confineThin(); err != nil {
 		return nil, err
 	}
 	return rd.ar, nil
@@ -304,12 +310,84 @@ func (rd *arReader) special(h header, name string, data, size int64) bool {
 }
 
 // external is where GNU ld looks for a thin member: relative names are
-// relative to the archive's directory.
+// relative to the archive's directory. The name is appended, not joined:
+// as for ld, the system resolves a "..", after the symbolic links before
+// it (lib/../x is not x when lib is a link).
 func (rd *arReader) external(name string) string {
-	if filepath.IsAbs(name) {
+	dir := filepath.Dir(rd.path)
+	if filepath.IsAbs(name) || dir == "." {
 		return name
 	}
-	return filepath.Join(filepath.Dir(rd.path), name)
+	return dir + string(filepath.Separator) + name
+}
+
+// confineThin checks that the members of a thin archive lie in its build
+// tree once symbolic links are resolved: the archive is untrusted, and a
+// member "../../etc/passwd", "/dev/zero" or a link out of the tree would
+// make etlink read any file of the machine. GNU ar stores a member
+// relative to the archive, or absolute: CMake's objects sit beside its
+// archive's directory (lib/libfoo.a names ../CMakeFiles/foo.dir/a.cpp.o),
+// so the tree is the build directory above the archive, the nearest
+// holding CMakeCache.txt or build.ninja (CMake, Meson), else the
+// archive's directory. A member that does not exist is left to the
+// reader to report.
+func (rd *arReader) confineThin() error {
+	if !rd.ar.Thin || len(rd.ar.Members) == 0 {
+		return nil
+	}
+	root := thinRoot(filepath.Dir(rd.path))
+	for _, m := range rd.ar.Members {
+		real, err := filepath.EvalSymlinks(m.External)
+		if err == nil {
+			real, err = filepath.Abs(real)
+		}
+		if err != nil {
+			continue
+		}
+		if root == "" || !within(real, root) {
+			return errorf(rd.path, "thin archive member %q is %s, outside the archive's build tree %s: not read", m.Name, real, cmp.Or(root, filepath.Dir(rd.path)))
+		}
+	}
+	return nil
+}
+
+// thinRoot is the tree a thin archive in dir may name members in (links
+// resolved), or "" when dir is not on disk (a wheel's entry).
+func thinRoot(dir string) string {
+	real, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		real, err = filepath.Abs(real)
+	}
+	if err != nil {
+		return ""
+	}
+	for d := real; ; d = filepath.Dir(d) {
+		if isBuildDir(d) {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return real
+		}
+	}
+}
+
+// isBuildDir reports whether dir is the top of a CMake or Meson build
+// directory.
+func isBuildDir(dir string) bool {
+	for _, f := range []string{"CMakeCache.txt", "build.ninja"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path lies under dir.
+func within(path, dir string) bool {
+	if !strings.HasSuffix(dir, string(filepath.Separator)) { // all but "/"
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
 }
 
 // decodeIndexes turns the symbol indexes into entries pointing at members.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/internal/budget"
 )
 
 // ErrFileAPI is wrapped by errors in a CMake File API reply.
@@ -49,7 +50,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 		} `json:"cmake"`
 		Objects []faObject `json:"objects"`
 	}
-	if err := readJSON(idx[len(idx)-1], &index); err != nil {
+	if err := readJSON(opt.Budget, idx[len(idx)-1], &index); err != nil {
 		return nil, []error{err}
 	}
 	var cmPath, tcPath, cachePath string
@@ -67,7 +68,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 		return nil, []error{fileError(idx[len(idx)-1], fmt.Errorf("%w: no codemodel-v2 in the reply", ErrFileAPI))}
 	}
 	var cm faCodemodel
-	if err := readReply(reply, cmPath, &cm); err != nil {
+	if err := readReply(opt.Budget, reply, cmPath, &cm); err != nil {
 		return nil, []error{err}
 	}
 	var errs []error
@@ -80,7 +81,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	// a toolchain file's cross compiler); the cache-v2 reply; the cache.
 	if tcPath != "" {
 		var tc faToolchains
-		if err := readReply(reply, tcPath, &tc); err != nil {
+		if err := readReply(opt.Budget, reply, tcPath, &tc); err != nil {
 			errs = append(errs, err)
 		}
 		for _, t := range tc.Toolchains {
@@ -90,7 +91,7 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	recordedCompilers(top, index.CMake.Version.String, ctx.compilers)
 	if cachePath != "" {
 		var cache faCache
-		if err := readReply(reply, cachePath, &cache); err != nil {
+		if err := readReply(opt.Budget, reply, cachePath, &cache); err != nil {
 			errs = append(errs, err)
 		}
 		for _, e := range cache.Entries {
@@ -99,15 +100,24 @@ func ParseFileAPI(buildDir string, opt Options) ([]*Link, []error) {
 	}
 	cacheCompilers(top, ctx.compilers)
 	s := newSession(opt)
+	s.rspRoot = top
 	var links []*Link
 	artifacts := map[string]string{} // built file -> the target that builds it
+	// CMake names each target reply once (per configuration, a file of
+	// its own); a codemodel naming one large file a thousand times is
+	// read once.
+	read := map[string]bool{}
 	for _, cfg := range cm.Configurations {
 		ctx.config = cfg.Name
 		for _, t := range cfg.Targets {
-			path, err := replyFile(reply, t.JSONFile)
+			path, real, err := replyFile(reply, t.JSONFile)
+			if err == nil && read[real] {
+				err = fileError(filepath.Join(reply, cmPath), fmt.Errorf("%w: the codemodel names target reply %s more than once: read once", ErrFileAPI, t.JSONFile))
+			}
 			var data []byte
 			if err == nil {
-				data, err = datafile.ReadFile(path, datafile.LargeText)
+				read[real] = true
+				data, err = readBuildFile(opt.Budget, path, datafile.LargeText)
 			}
 			if err != nil {
 				errs = append(errs, err)
@@ -246,33 +256,31 @@ type faContext struct {
 // reply directory: a reply is part of an untrusted build tree, and
 // "../../../etc/passwd" or a symbolic link out of the directory would make
 // etlink read any file of the machine.
-func replyFile(reply, name string) (string, error) {
-	p := filepath.Join(reply, name)
-	real, err := filepath.EvalSymlinks(p)
+//
+// real is the file after symbolic links.
+func replyFile(reply, name string) (p, real string, err error) {
+	p = filepath.Join(reply, name)
+	real, inside, err := realWithin(p, reply)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	dir, err := filepath.EvalSymlinks(reply)
-	if err != nil {
-		return "", err
+	if filepath.IsAbs(name) || !inside {
+		return "", "", fileError(reply, fmt.Errorf("the File API reply names %q, which is not in the reply directory: not read: %w", name, ErrFileAPI))
 	}
-	if filepath.IsAbs(name) || !strings.HasPrefix(real, dir+string(filepath.Separator)) {
-		return "", fileError(reply, fmt.Errorf("the File API reply names %q, which is not in the reply directory: not read: %w", name, ErrFileAPI))
-	}
-	return p, nil
+	return p, real, nil
 }
 
 // readReply reads the reply file name as JSON into v.
-func readReply(reply, name string, v any) error {
-	p, err := replyFile(reply, name)
+func readReply(b *budget.Budget, reply, name string, v any) error {
+	p, _, err := replyFile(reply, name)
 	if err != nil {
 		return err
 	}
-	return readJSON(p, v)
+	return readJSON(b, p, v)
 }
 
-func readJSON(path string, v any) error {
-	data, err := datafile.ReadFile(path, datafile.LargeText)
+func readJSON(b *budget.Budget, path string, v any) error {
+	data, err := readBuildFile(b, path, datafile.LargeText)
 	if err != nil {
 		return err
 	}

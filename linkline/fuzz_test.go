@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -40,17 +41,28 @@ func FuzzParseCommand(f *testing.F) {
 }
 
 func FuzzResponseFile(f *testing.F) {
+	outside := filepath.Join(f.TempDir(), "outside.rsp")
 	for _, s := range []string{
 		"a.o 'b c.o' \"d\\\"e\" f\\ g\n-Wl,--no-as-needed -lfoo\n@nested.rsp",
 		"''\n\"\"\\",
 		"@self.rsp",
 		"-Wl,@nested.rsp x",
+		// Outside the build tree, or no regular file: never read from a
+		// build tree's command.
+		"@" + outside, "@/dev/zero", "@/etc/passwd", "@../../../../../../../../etc/passwd", "@fifo.rsp", "@zero.rsp",
 	} {
 		f.Add([]byte(s))
 	}
 	dir := f.TempDir()
 	opt := fuzzOptions(f, dir)
-	if err := os.WriteFile(filepath.Join(dir, "nested.rsp"), []byte("n.o -lbar"), 0o644); err != nil {
+	writeFiles(f, dir, map[string]string{"nested.rsp": "n.o -lbar"})
+	if err := os.WriteFile(outside, []byte("secret.o"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.rsp"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.rsp")); err != nil {
 		f.Fatal(err)
 	}
 	// Iterations run one at a time in each worker, which has its own dir.
@@ -59,8 +71,18 @@ func FuzzResponseFile(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_ = splitRsp(string(data), "x.rsp")
+		_, _ = splitRsp(string(data), "x.rsp", maxRspArgs)
 		_, _ = ParseArgs([]string{"g++", "@" + path, "-o", "x"}, opt)
+		// The same command in a build log: whatever the file names, no
+		// argument comes from outside the log's directory.
+		links, _ := ParseLog(strings.NewReader("g++ @self.rsp -o x\n"), "build.log", opt)
+		for _, l := range links {
+			for _, in := range l.Inputs {
+				if in.Arg == "secret.o" {
+					t.Fatalf("read %s from a build log's command", outside)
+				}
+			}
+		}
 	})
 }
 
@@ -76,11 +98,24 @@ func FuzzParseNinja(f *testing.F) {
 		fmt.Fprintf(&doubling, "v%d = $v%d$v%d\n", i, i-1, i-1)
 	}
 	f.Add([]byte(doubling.String()))
+	// Files read once: a double include or subninja, a diamond, and 40
+	// files each naming the next twice (2^40 reads unless each file is
+	// read once).
+	f.Add([]byte("include inc.ninja\ninclude inc.ninja\n"))
+	f.Add([]byte("subninja inc.ninja\nsubninja inc.ninja\n"))
+	f.Add([]byte("include b.ninja\ninclude c.ninja\n"))
+	f.Add([]byte("include f0.ninja\n"))
+	f.Add([]byte("subninja f0.ninja\n"))
+	f.Add([]byte("rule r\n  command = g++ @/etc/passwd @../../../dev/zero -o $out\nbuild x: r\n"))
 	dir := f.TempDir()
 	opt := fuzzOptions(f, dir)
-	if err := os.WriteFile(filepath.Join(dir, "inc.ninja"), []byte("rule r\n  command = g++ $in -o $out\n"), 0o644); err != nil {
-		f.Fatal(err)
-	}
+	files := doubledChain("include", 40)
+	delete(files, "build.ninja")
+	files["inc.ninja"] = "rule r\n  command = g++ $in -o $out\n"
+	files["b.ninja"] = "include d.ninja\n"
+	files["c.ninja"] = "include d.ninja\n"
+	files["d.ninja"] = "x = 1\n"
+	writeFiles(f, dir, files)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		links, _ := parseNinja(bytes.NewReader(data), "build.ninja", dir, opt)
 		for _, l := range links {

@@ -11,7 +11,8 @@ import (
 // generators). The file may hold several commands, one a line or joined
 // with &&; the link is the first that links. Target comes from the path,
 // and Dir is the build directory that holds CMakeFiles, where make runs
-// the commands (unless opt.Dir says otherwise).
+// the commands (unless opt.Dir says otherwise). Response files must lie
+// in that directory.
 func ParseLinkTxt(path string, opt Options) (*Link, error) {
 	data, err := datafile.ReadFile(path, datafile.SmallText)
 	if err != nil {
@@ -23,6 +24,7 @@ func ParseLinkTxt(path string, opt Options) (*Link, error) {
 		return nil, err
 	}
 	s := newSession(opt)
+	s.rspRoot = dir
 	var firstErr error
 	archive := false
 	for i, line := range strings.Split(string(data), "\n") {

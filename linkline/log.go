@@ -15,13 +15,15 @@ import (
 // lines of make and ninja move the directory relative paths are taken
 // from. Lines that are not shell commands (diagnostics) are skipped; a link
 // line that cannot be parsed (a missing response file) is an error naming
-// name and the line.
+// name and the line. Response files must lie in the link's working
+// directory: the one the log last entered, else opt.Dir.
 func ParseLog(r io.Reader, name string, opt Options) ([]*Link, []error) {
 	dir, err := baseDir(opt.Dir, "")
 	if err != nil {
 		return nil, []error{err}
 	}
 	s := newSession(opt)
+	s.rspRoot = dir
 	var links []*Link
 	var errs []error
 	sc := bufio.NewScanner(r)
@@ -30,6 +32,7 @@ func ParseLog(r io.Reader, name string, opt Options) ([]*Link, []error) {
 		line := sc.Text()
 		if d, ok := enteringDir(line, dir); ok {
 			dir = d
+			s.rspRoot = d
 			continue
 		}
 		line = stripProgress(line)

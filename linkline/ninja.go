@@ -20,8 +20,11 @@ import (
 // build), and each link's Target is the CMake target the statement
 // belongs to. A syntax error stops the parse and is returned with the links
 // read so far; a statement that cannot be parsed is reported and skipped.
+// Each file is read once: a second include or subninja of one file is an
+// error (ninja would read it again; CMake never writes one). Response
+// files read from disk must lie in the build directory.
 func ParseNinja(path string, opt Options) ([]*Link, []error) {
-	data, err := readInput(path)
+	data, err := readBuildFile(opt.Budget, path, maxInputSize)
 	if err != nil {
 		return nil, []error{err}
 	}
@@ -43,7 +46,14 @@ func parseNinja(r io.Reader, name, dir string, opt Options) ([]*Link, []error) {
 }
 
 func parseNinjaData(data []byte, name, dir string, opt Options) ([]*Link, []error) {
-	p := &ninjaParser{s: newSession(opt), dir: dir, seen: map[string]bool{}, names: map[string]string{}}
+	p := &ninjaParser{s: newSession(opt), dir: dir, reading: map[string]bool{}, read: map[string]string{}, names: map[string]string{}}
+	p.s.rspRoot = dir
+	top := name
+	if real, err := realFile(name); err == nil {
+		top = real // an include of the top file is then a cycle
+	}
+	p.read[top] = name
+	p.reading[top] = true
 	if err := p.file(data, name, &nScope{}); err != nil {
 		p.errs = append(p.errs, err)
 	}
@@ -59,9 +69,17 @@ type ninjaParser struct {
 	links []*Link
 	errs  []error
 	depth int
-	seen  map[string]bool // files being read, against include cycles
-	names map[string]string
+	// reading holds the files being read (real paths), against include
+	// cycles; read, every file read and where it was included from
+	// ("file:line"), so that each is read once: 40 files each including
+	// the next twice would otherwise be read 2^40 times.
+	reading map[string]bool
+	read    map[string]string
+	names   map[string]string
 }
+
+// maxIncludeDepth bounds includes nested in includes.
+const maxIncludeDepth = 64
 
 // nScope is a file's variables and rules; subninja opens a child scope.
 type nScope struct {
@@ -495,19 +513,34 @@ func (p *ninjaParser) include(l *nLexer, sc *nScope, kw string) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.dir, path)
 	}
-	if p.seen[path] || p.depth >= 64 {
-		return &datafile.Error{Path: l.file, Line: line, Err: fmt.Errorf("%w: %s %s: include cycle", ErrNinjaSyntax, kw, rel)}
-	}
-	data, err := readInput(path)
-	if err != nil {
+	at := fmt.Sprintf("%s:%d", l.file, line)
+	fail := func(err error) error {
 		return &datafile.Error{Path: l.file, Line: line, Err: fmt.Errorf("%s %s: %w", kw, rel, err)}
+	}
+	real, err := realFile(path)
+	if err != nil {
+		return fail(err)
+	}
+	switch {
+	case p.reading[real]:
+		return fail(fmt.Errorf("%w: include cycle", ErrNinjaSyntax))
+	case p.read[real] != "":
+		// Ninja would read it again; CMake never writes this.
+		return fail(fmt.Errorf("%w: %s is included a second time (first at %s): a file is read once", ErrNinjaSyntax, path, p.read[real]))
+	case p.depth >= maxIncludeDepth:
+		return fail(fmt.Errorf("%w: includes nested deeper than %d", ErrNinjaSyntax, maxIncludeDepth))
+	}
+	p.read[real] = at
+	data, err := readBuildFile(p.s.opt.Budget, path, maxInputSize)
+	if err != nil {
+		return fail(err)
 	}
 	if kw == "subninja" {
 		sc = &nScope{parent: sc}
 	}
-	p.seen[path] = true
+	p.reading[real] = true
 	p.depth++
-	defer func() { p.depth--; delete(p.seen, path) }()
+	defer func() { p.depth--; delete(p.reading, real) }()
 	return p.file(data, path, sc)
 }
 

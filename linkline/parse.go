@@ -3,12 +3,12 @@ package linkline
 import (
 	"errors"
 	"fmt"
-	"github.com/etlink/etlink/internal/budget"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/internal/budget"
 )
 
 // Options steer parsing. The zero value asks the real drivers.
@@ -35,7 +35,11 @@ type Options struct {
 // session holds what one Parse call learns and may reuse across the links
 // it finds: driver answers, file kinds, -l lookups.
 type session struct {
-	opt        Options
+	opt Options
+	// rspRoot is the directory response files read from disk must lie in:
+	// the build directory, or a log's or link.txt's working directory, all
+	// untrusted ("": anywhere, for a command the user gave).
+	rspRoot    string
 	overlay    map[string]string // response files known without reading them
 	overlaySrc map[string]string
 	models     map[string]driverModel
@@ -83,6 +87,49 @@ func srcError(src Source, err error) error {
 	return &datafile.Error{Path: src.File, Line: src.Line, Err: err}
 }
 
+// readBuildFile reads a build file (a ninja file, a response file, a File
+// API reply) of at most limit bytes. It is charged to b first, one
+// Included and its size, so that a tree of small files naming each other
+// cannot make a run read without end.
+func readBuildFile(b *budget.Budget, path string, limit int64) ([]byte, error) {
+	if fi, err := os.Stat(path); err == nil { // else ReadFile says why
+		if err := b.Charge(budget.Included, 1, path); err != nil {
+			return nil, fileError(path, err)
+		}
+		if err := b.Charge(budget.Read, fi.Size(), path); err != nil {
+			return nil, fileError(path, err)
+		}
+	}
+	return datafile.ReadFile(path, limit)
+}
+
+// realFile is the absolute path of the file p leads to, symbolic links
+// resolved.
+func realFile(p string) (string, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(real)
+}
+
+// realWithin resolves the symbolic links of p and reports whether the
+// file they lead to lies inside dir (its links resolved too).
+func realWithin(p, dir string) (real string, inside bool, err error) {
+	real, err = realFile(p)
+	if err != nil {
+		return "", false, err
+	}
+	d, err := realFile(dir)
+	if err != nil {
+		return "", false, err
+	}
+	if !strings.HasSuffix(d, string(filepath.Separator)) { // all but "/"
+		d += string(filepath.Separator)
+	}
+	return real, strings.HasPrefix(real, d), nil
+}
+
 // fileError is an error of the input file path.
 func fileError(path string, err error) error { return &datafile.Error{Path: path, Err: err} }
 
@@ -122,6 +169,8 @@ func (s *session) systemDirs(driver string, t toolInfo) []string {
 
 // ParseArgs parses the argv of one command (argv[0] is the driver or
 // linker). Paths are taken from opt.Dir, or the process's working directory.
+// The command is the caller's: its response files are read wherever they
+// are.
 func ParseArgs(args []string, opt Options) (*Link, error) {
 	s := newSession(opt)
 	dir, err := baseDir(opt.Dir, "")
@@ -138,7 +187,8 @@ func ParseArgs(args []string, opt Options) (*Link, error) {
 // ParseCommand parses one shell command line: quoting, commands joined by
 // &&, ||, ; or newlines (the link is the first command that links), cd DIR
 // changing the directory of what follows, env VAR=x and VAR=x prefixes,
-// launchers (ccache), and no-op ':' commands.
+// launchers (ccache), and no-op ':' commands. Like ParseArgs, it reads
+// response files wherever they are.
 func ParseCommand(cmd string, opt Options) (*Link, error) {
 	s := newSession(opt)
 	dir, err := baseDir(opt.Dir, "")

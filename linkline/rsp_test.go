@@ -26,14 +26,15 @@ func TestSplitRsp(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var got []string
-		for _, w := range splitRsp(tc.in, "f.rsp") {
+		words, _ := splitRsp(tc.in, "f.rsp", maxRspArgs)
+		for _, w := range words {
 			got = append(got, w.text)
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("splitRsp(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	words := splitRsp("a\n\nb 'c\nd' e", "f.rsp")
+	words, _ := splitRsp("a\n\nb 'c\nd' e", "f.rsp", maxRspArgs)
 	var lines []int
 	for _, w := range words {
 		lines = append(lines, w.src.Line)
