@@ -258,3 +258,27 @@ func TestResponseFileArgs(t *testing.T) {
 		}
 	}
 }
+
+// One 16 MB variable (within maxNinjaValue) named by many build
+// statements expands past maxExpanded in all: an error at the statement
+// that passes it, not 16 GB of commands and response files.
+func TestNinjaTotalExpansionBounded(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("big = " + strings.Repeat("x", maxNinjaValue-1) + "\n")
+	// The command does not name the response file: what is measured is
+	// the expansion, not the splitting of 16 MB words.
+	b.WriteString("rule link\n  command = c++ -shared -o $out\n  rspfile = $out.rsp\n  rspfile_content = $big\n")
+	n := int(maxExpanded/maxNinjaValue) + 2
+	for i := range n {
+		fmt.Fprintf(&b, "build lib%d.so: link a.o\n", i)
+	}
+	p := filepath.Join(dir, "build.ninja")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs := ParseNinja(p, Options{})
+	if len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Error(), "expand to more than") {
+		t.Fatalf("errors %v, want the total expansion refused", errs)
+	}
+}
