@@ -146,31 +146,25 @@ func openZip(path string, r io.ReaderAt, size int64) (*zip.Reader, error) {
 // before the next local header in file order ("Overlapped entries ...
 // (possible zip bomb)"). Without it a 1 MB wheel of 16,000 directory
 // records pointing at one bomb costs 16,000 inflations. Entries whose
-// local header cannot be read are left to the per-entry errors.
-func checkOverlap(path string, zr *zip.Reader, size int64) error {
+// local header cannot be read, or whose data runs past the wheel, are
+// left to the per-entry errors.
+func checkOverlap(path string, zr *zip.Reader) error {
 	type extent struct {
 		f    *zip.File
 		data int64 // where its compressed bytes start
 	}
 	exts := make([]extent, 0, len(zr.File))
 	for _, f := range zr.File {
-		if off, err := f.DataOffset(); err == nil {
+		if off, err := f.DataOffset(); err == nil && f.CompressedSize64 < math.MaxInt64-uint64(off) {
 			exts = append(exts, extent{f, off})
 		}
 	}
 	slices.SortStableFunc(exts, func(a, b extent) int { return cmp.Compare(a.data, b.data) })
-	for i, e := range exts {
-		end, limit := e.data+int64(min(e.f.CompressedSize64, uint64(size))), size
-		if i+1 < len(exts) {
-			next := exts[i+1]
-			// Its local header: 30 bytes and its name, before its data.
-			limit = next.data - localHeaderLen - int64(len(next.f.Name))
-			if end > limit {
-				return errorf(path, "corrupt wheel: entries %q and %q overlap (possible zip bomb; pip refuses it too)", e.f.Name, next.f.Name)
-			}
-		}
-		if end > limit {
-			return errorf(path, "corrupt wheel: entry %q runs past the end of the file", e.f.Name)
+	for i := 1; i < len(exts); i++ {
+		prev, next := exts[i-1], exts[i]
+		// The next local header: 30 bytes and the name, before its data.
+		if prev.data+int64(prev.f.CompressedSize64) > next.data-localHeaderLen-int64(len(next.f.Name)) {
+			return errorf(path, "corrupt wheel: entries %q and %q overlap (possible zip bomb; pip refuses it too)", prev.f.Name, next.f.Name)
 		}
 	}
 	return nil
@@ -202,7 +196,7 @@ func ReadWheel(path string, r io.ReaderAt, size int64, opt Options) ([]*Object, 
 	if err != nil {
 		return nil, []error{err}
 	}
-	if err := checkOverlap(path, zr, size); err != nil {
+	if err := checkOverlap(path, zr); err != nil {
 		return nil, []error{err}
 	}
 	w := &wheelReader{path: path, size: size, lim: opt.Limits.withDefaults(), opt: opt}
