@@ -15,9 +15,10 @@ import (
 // A wheel entry is never held whole: Parse reads a few tables and, for
 // initializers, some code, of images that can be gigabytes. The entry is
 // inflated as a stream, in passes, each keeping the byte ranges the
-// reader needs as far as the pass before could tell (planPass), and Parse
+// reader needs as far as the passes before could tell (headPlan from the
+// entry's first bytes, sectionPlan from its section headers), and Parse
 // reads a sparseImage of them. Its reads outside them are recorded, and
-// a pass more keeps those too.
+// a pass more keeps those too (widen).
 
 // span is the byte range [off, end) of an entry.
 type span struct{ off, end int64 }
@@ -27,12 +28,14 @@ func (s span) len() int64 { return s.end - s.off }
 // Bounds on what reading one ELF entry keeps.
 const (
 	// maxPasses bounds the inflations of one entry: the first keeps what
-	// the ELF and program headers point at, the second the sections the
-	// section headers name, the others the reads Parse missed.
+	// the ELF and program headers point at, which in the usual layout is
+	// all Parse reads; the second the sections the section headers name,
+	// when the first did not keep them; the others the reads Parse missed.
 	maxPasses = 4
 	// maxKept is the most bytes of one entry kept at once. The largest
 	// real libraries need a fraction of it: libtorch_cpu (120 MB, 84 MB
-	// of code) keeps 8 MB of tables, and its code for initializers.
+	// of code) keeps its first segment's 8 MB of tables, and its code
+	// for initializers.
 	maxKept = 384 << 20
 	// maxSpeculative bounds a segment kept on the program headers' word
 	// alone, before the section headers say which of it is needed.
@@ -85,6 +88,9 @@ func (img *sparseImage) ReadAt(p []byte, off int64) (int, error) {
 	}
 	if off >= img.size {
 		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
 	}
 	n := min(int64(len(p)), img.size-off)
 	i := sort.Search(len(img.kept), func(i int) bool { return img.kept[i].end() > off })
