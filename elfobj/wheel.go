@@ -184,8 +184,10 @@ type wheelReader struct {
 
 // ReadWheel reads every ELF image in the wheel of size bytes in r: ELF
 // entries and the ELF members of ar archive entries. Entries are decompressed
-// in memory, never to disk, and only those whose first bytes are an ELF or
-// ar magic are read whole. path names the wheel in Object paths
+// in memory, never to disk; only those whose first bytes are an ELF or ar
+// magic are inflated past them: ELF entries as streams that keep the ranges
+// Parse reads (sparse.go), archives whole. A wheel whose entries share
+// data is refused (checkOverlap). path names the wheel in Object paths
 // (wheel.whl!dir/lib.so) and errors; each unreadable entry yields one error
 // and the others are still read.
 func ReadWheel(path string, r io.ReaderAt, size int64, opt Options) ([]*Object, []error) {
