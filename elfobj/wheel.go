@@ -3,6 +3,7 @@ package elfobj
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,16 +11,19 @@ import (
 	"math"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/internal/budget"
 )
 
-// Limits bound what reading one wheel may decompress into memory. Entries are
-// read whole (debug/elf wants random access), so a zip bomb or a lying size
-// header would otherwise cost memory; a zero field means the default.
+// Limits bound what reading one wheel may decompress. Entries are inflated
+// as streams, keeping only the ranges Parse reads (sparse.go), so the
+// limits bound time, not memory: a zip bomb or a lying size header would
+// otherwise cost minutes; a zero field means the default.
 type Limits struct {
 	// MaxEntry is the most bytes one entry may inflate to.
 	MaxEntry int64
@@ -37,11 +41,12 @@ type Limits struct {
 // of several hundred MB).
 var DefaultLimits = Limits{MaxEntry: 4 << 30, MaxTotal: 16 << 30, MaxRatio: 200}
 
-// inflight bounds the bytes of wheel entries held inflated at once across
-// the run: readers of several wheels (Open reads inputs in parallel) wait
-// for each other rather than hold gigabytes together. An entry larger
-// than the budget is read alone.
-var inflight = newByteBudget(1 << 30)
+// inflight bounds the bytes of wheel entries kept at once across the run
+// (an ELF entry's kept ranges, an archive entry whole): readers of several
+// wheels (Open reads inputs in parallel) wait for each other rather than
+// hold gigabytes together. With the garbage collector's headroom (the heap
+// grows to twice what is live) it keeps a run under 1 GB.
+var inflight = newByteBudget(maxKept)
 
 type byteBudget struct {
 	mu   sync.Mutex
@@ -136,6 +141,38 @@ func openZip(path string, r io.ReaderAt, size int64) (*zip.Reader, error) {
 	return zr, nil
 }
 
+// checkOverlap refuses a wheel whose entries share compressed bytes, as
+// CPython's zipfile (pip's reader) does: there, each entry's data must end
+// before the next local header in file order ("Overlapped entries ...
+// (possible zip bomb)"). Without it a 1 MB wheel of 16,000 directory
+// records pointing at one bomb costs 16,000 inflations. Entries whose
+// local header cannot be read, or whose data runs past the wheel, are
+// left to the per-entry errors.
+func checkOverlap(path string, zr *zip.Reader) error {
+	type extent struct {
+		f    *zip.File
+		data int64 // where its compressed bytes start
+	}
+	exts := make([]extent, 0, len(zr.File))
+	for _, f := range zr.File {
+		if off, err := f.DataOffset(); err == nil && f.CompressedSize64 < math.MaxInt64-uint64(off) {
+			exts = append(exts, extent{f, off})
+		}
+	}
+	slices.SortStableFunc(exts, func(a, b extent) int { return cmp.Compare(a.data, b.data) })
+	for i := 1; i < len(exts); i++ {
+		prev, next := exts[i-1], exts[i]
+		// The next local header: 30 bytes and the name, before its data.
+		if prev.data+int64(prev.f.CompressedSize64) > next.data-localHeaderLen-int64(len(next.f.Name)) {
+			return errorf(path, "corrupt wheel: entries %q and %q overlap (possible zip bomb; pip refuses it too)", prev.f.Name, next.f.Name)
+		}
+	}
+	return nil
+}
+
+// localHeaderLen is the fixed part of a zip local file header.
+const localHeaderLen = 30
+
 // wheelReader reads the ELF entries of one wheel within its limits.
 type wheelReader struct {
 	path  string
@@ -147,13 +184,21 @@ type wheelReader struct {
 
 // ReadWheel reads every ELF image in the wheel of size bytes in r: ELF
 // entries and the ELF members of ar archive entries. Entries are decompressed
-// in memory, never to disk, and only those whose first bytes are an ELF or
-// ar magic are read whole. path names the wheel in Object paths
+// in memory, never to disk; only those whose first bytes are an ELF or ar
+// magic are inflated past them: ELF entries as streams that keep the ranges
+// Parse reads (sparse.go), archives whole. A wheel whose entries share
+// data is refused (checkOverlap). path names the wheel in Object paths
 // (wheel.whl!dir/lib.so) and errors; each unreadable entry yields one error
 // and the others are still read.
 func ReadWheel(path string, r io.ReaderAt, size int64, opt Options) ([]*Object, []error) {
+	if err := opt.Budget.Charge(budget.Read, size, path); err != nil {
+		return nil, []error{&Error{Path: path, Err: err}}
+	}
 	zr, err := openZip(path, r, size)
 	if err != nil {
+		return nil, []error{err}
+	}
+	if err := checkOverlap(path, zr); err != nil {
 		return nil, []error{err}
 	}
 	w := &wheelReader{path: path, size: size, lim: opt.Limits.withDefaults(), opt: opt}
@@ -217,7 +262,7 @@ func (w *wheelReader) vet(j *wheelJob) bool {
 	}
 	clean := path.Clean(f.Name)
 	j.name, j.dir = w.path+"!"+clean, w.path+"!"+path.Dir(clean)
-	head, err := peek(f)
+	head, err := peek(f, 8)
 	if err != nil {
 		j.errs = []error{&Error{Path: j.name, Err: err}}
 		return false
@@ -236,18 +281,20 @@ func (w *wheelReader) vet(j *wheelJob) bool {
 
 // read inflates a vetted entry and reads its objects.
 func (w *wheelReader) read(j *wheelJob) {
-	defer inflight.release(inflight.acquire(j.declared))
-	data, err := w.load(j.f, j.declared)
-	if err != nil {
+	if !j.isELF {
+		j.objs, j.errs = w.archive(j)
+		return
+	}
+	if err := w.opt.Budget.Charge(budget.Objects, 1, j.name); err != nil {
 		j.errs = []error{&Error{Path: j.name, Err: err}}
 		return
 	}
-	if !j.isELF {
-		j.objs, j.errs = w.archive(j.name, j.f.Name, data)
-		return
-	}
-	o, err := Parse(j.name, j.dir, bytes.NewReader(data), int64(len(data)), w.opt)
+	o, err := w.readELF(j)
 	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			err = &Error{Path: j.name, Err: err}
+		}
 		j.errs = []error{err}
 		return
 	}
@@ -255,18 +302,145 @@ func (w *wheelReader) read(j *wheelJob) {
 	j.objs = []*Object{o}
 }
 
-// archive reads the ELF members of an archive entry.
-func (w *wheelReader) archive(name, entry string, data []byte) ([]*Object, []error) {
-	a, err := ReadArchive(name, bytes.NewReader(data), int64(len(data)))
+// readELF reads an ELF entry in passes (sparse.go): memory holds the
+// ranges Parse reads, never the entry, and each pass holds its ranges'
+// bytes of the inflight budget.
+func (w *wheelReader) readELF(j *wheelJob) (*Object, error) {
+	head, err := peek(j.f, min(headSize, j.declared))
+	if err != nil {
+		return nil, err
+	}
+	want := normalize(headPlan(head, w.opt), j.declared)
+	for pass := 1; ; pass++ {
+		if n := total(want); n > maxKept {
+			return nil, keptTooMuch(n)
+		}
+		held := inflight.acquire(total(want))
+		o, next, err := w.pass(j, want, pass == 1)
+		inflight.release(held)
+		switch {
+		case err != nil || next == nil:
+			return o, err
+		case pass == maxPasses:
+			return nil, fmt.Errorf("reading it needs more than %d passes over the entry", maxPasses)
+		}
+		want = next
+	}
+}
+
+// pass inflates the entry once, keeping want, and reads what it kept:
+// first the section headers, whose sections Parse reads are planned
+// before Parse runs; then Parse. It returns Parse's answer, or what the
+// next pass must keep.
+func (w *wheelReader) pass(j *wheelJob, want []span, first bool) (*Object, []span, error) {
+	img, err := w.inflate(j, want, first)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, plan := sectionFile(img)
+	if f != nil {
+		plan = append(plan, sectionPlan(f, w.opt)...)
+	}
+	if next := normalize(append(plan, want...), j.declared); !covers(want, next) {
+		return nil, next, nil
+	}
+	img.missed = nil
+	o, err := Parse(j.name, j.dir, img, j.declared, w.opt)
+	if len(img.missed) == 0 {
+		return o, nil, err
+	}
+	return nil, normalize(append(widen(img.missed, f), want...), j.declared), nil
+}
+
+// inflate streams the entry once and keeps the bytes of want. The first
+// pass reads to the end, which checks the entry's size and checksum;
+// later ones stop after the last byte kept. Each pass is charged to the
+// run's budget: it is work, whatever it keeps.
+func (w *wheelReader) inflate(j *wheelJob, want []span, full bool) (*sparseImage, error) {
+	last := j.declared
+	if !full && len(want) > 0 {
+		last = want[len(want)-1].end
+	}
+	if err := w.opt.Budget.Charge(budget.Inflated, last, j.name); err != nil {
+		return nil, err
+	}
+	rc, err := j.f.Open()
+	if err != nil {
+		return nil, entryError(j.f, err)
+	}
+	defer rc.Close()
+	img := newSparseImage(j.declared, want)
+	buf := make([]byte, streamChunk)
+	var pos int64
+	for k := 0; pos < last; {
+		n, err := rc.Read(buf)
+		if pos+int64(n) > j.declared {
+			return nil, pastDeclared(j.declared)
+		}
+		k = img.fill(k, buf[:n], pos)
+		pos += int64(n)
+		switch {
+		case err == io.EOF:
+			if pos < j.declared {
+				return nil, fmt.Errorf("truncated entry: %d of its declared %d bytes", pos, j.declared)
+			}
+			return img, nil
+		case errors.Is(err, zip.ErrFormat):
+			return nil, pastDeclared(j.declared)
+		case err != nil:
+			return nil, entryError(j.f, err)
+		}
+	}
+	if full { // the size is declared, the checksum still to come
+		if _, err := rc.Read(buf[:1]); err != io.EOF {
+			return nil, endError(j.f, err, j.declared)
+		}
+	}
+	return img, nil
+}
+
+// streamChunk is how much a pass inflates at a time.
+const streamChunk = 256 << 10
+
+func pastDeclared(declared int64) error {
+	return fmt.Errorf("entry inflates past its declared size of %d bytes", declared)
+}
+
+// endError words what reading past an entry's declared size returned
+// instead of io.EOF.
+func endError(f *zip.File, err error, declared int64) error {
+	if err == nil || errors.Is(err, zip.ErrFormat) {
+		return pastDeclared(declared)
+	}
+	return entryError(f, err)
+}
+
+// archive reads the ELF members of an archive entry. Archives are held
+// whole (their members' headers lie all over them), within maxKept and
+// the inflight budget.
+func (w *wheelReader) archive(j *wheelJob) ([]*Object, []error) {
+	fail := func(err error) ([]*Object, []error) { return nil, []error{&Error{Path: j.name, Err: err}} }
+	if j.declared > maxKept {
+		return fail(fmt.Errorf("archive entry of %d bytes: archives are read whole, and the limit is %d", j.declared, int64(maxKept)))
+	}
+	if err := w.opt.Budget.Charge(budget.Inflated, j.declared, j.name); err != nil {
+		return fail(err)
+	}
+	defer inflight.release(inflight.acquire(j.declared))
+	data, err := w.load(j.f, j.declared)
+	if err != nil {
+		return fail(err)
+	}
+	a, err := ReadArchive(j.name, bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, []error{err}
 	}
 	if a.Thin {
-		return nil, []error{errorf(name, "thin archive: its members' data is not in the wheel")}
+		return nil, []error{errorf(j.name, "thin archive: its members' data is not in the wheel")}
 	}
 	objs, errs := memberObjects(a, bytes.NewReader(data), w.opt)
 	for _, o := range objs {
-		o.Wheel, o.Entry = w.path, entry
+		o.Wheel, o.Entry = w.path, j.f.Name
 	}
 	return objs, errs
 }
@@ -286,19 +460,23 @@ func unsafeName(name string) bool {
 	return false
 }
 
-// peek returns the first bytes of an entry, which is all a .py file costs.
-func peek(f *zip.File) ([]byte, error) {
+// peek returns the first n bytes of an entry (fewer if it is shorter):
+// all a .py file costs is its magic.
+func peek(f *zip.File, n int64) ([]byte, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return nil, entryError(f, err)
 	}
 	defer rc.Close()
-	head := make([]byte, 8)
-	n, err := io.ReadFull(rc, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	head := make([]byte, n)
+	k, err := io.ReadFull(rc, head)
+	switch {
+	case errors.Is(err, zip.ErrFormat):
+		return nil, pastDeclared(int64(f.UncompressedSize64))
+	case err != nil && err != io.EOF && err != io.ErrUnexpectedEOF:
 		return nil, entryError(f, err)
 	}
-	return head[:n], nil
+	return head[:k], nil
 }
 
 // load inflates an entry into memory, its declared size checked against
@@ -322,12 +500,8 @@ func (w *wheelReader) load(f *zip.File, declared int64) ([]byte, error) {
 	// One byte more: archive/zip reports data past the declared size as
 	// ErrFormat, with nothing read.
 	var extra [1]byte
-	n, err := rc.Read(extra[:])
-	switch {
-	case n > 0 || errors.Is(err, zip.ErrFormat):
-		return nil, fmt.Errorf("entry inflates past its declared size of %d bytes", declared)
-	case err != nil && err != io.EOF:
-		return nil, entryError(f, err)
+	if n, err := rc.Read(extra[:]); n > 0 || err != io.EOF {
+		return nil, endError(f, err, declared)
 	}
 	return buf, nil
 }

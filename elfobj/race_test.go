@@ -1,0 +1,5 @@
+//go:build race
+
+package elfobj
+
+const raceEnabled = true
