@@ -63,7 +63,8 @@ type hostileRun struct {
 	code           int
 	stdout, stderr string
 	elapsed        time.Duration
-	maxRSS         int64 // bytes
+	cpu            time.Duration // user and system: what the run cost, whatever else the machine runs
+	maxRSS         int64         // bytes
 }
 
 func runHostile(t *testing.T, args ...string) hostileRun {
@@ -88,7 +89,8 @@ func runHostile(t *testing.T, args ...string) hostileRun {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSS = ru.Maxrss * 1024
 	}
-	t.Logf("etlink %s: exit %d in %v, peak RSS %d MB", strings.Join(args, " "), r.code, r.elapsed.Round(time.Millisecond), r.maxRSS>>20)
+	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	t.Logf("etlink %s: exit %d in %v (%v CPU), peak RSS %d MB", strings.Join(args, " "), r.code, r.elapsed.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.maxRSS>>20)
 	return r
 }
 
