@@ -88,7 +88,7 @@ func apart(group []string, short map[string]string) {
 			keep = byTail
 		}
 		if keep[0]+keep[1] >= len(r) {
-			short[s] = s
+			delete(short, s) // shown whole
 			continue
 		}
 		short[s] = string(r[:keep[0]]) + "…" + string(r[len(r)-keep[1]:])

@@ -148,7 +148,7 @@ func platformBrief(p finding.Platform) string {
 		counts = append(counts, count(n, "symbol version"))
 	}
 	if n := len(p.System); n > 0 {
-		counts = append(counts, count(n, "system library"))
+		counts = append(counts, fmt.Sprintf("%d system %s", n, map[bool]string{true: "library", false: "libraries"}[n == 1]))
 	}
 	if len(counts) > 0 {
 		s += "; needs " + strings.Join(counts, " and ")
@@ -419,13 +419,20 @@ func (t *textWriter) lineLead(indent, cont int, lead, s string) {
 	if t.err != nil {
 		return
 	}
+	var words []string
+	if indent+plainWidth(lead) > t.width {
+		words = strings.Fields(lead) // a location wider than the line: its words wrap too
+		lead = ""
+	}
+	for _, word := range strings.Fields(s) {
+		words = append(words, Visible(word))
+	}
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", indent) + lead)
 	col := indent + plainWidth(lead)
 	fresh := true // no word on this line yet
-	for _, word := range strings.Fields(s) {
-		word = Visible(word)
-		ww := displayWidth(word)
+	for _, word := range words {
+		ww := plainWidth(word)
 		switch {
 		case fresh && col+ww <= t.width:
 		case !fresh && col+1+ww <= t.width:

@@ -126,3 +126,39 @@ func TestNoFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestShortNamesApart: names that elide alike in the middle (38 typeinfo
+// names of one template read "typeinfo for std::__future_ba…har>") are
+// elided apart, keeping what tells them apart, or shown whole; no two
+// distinct names ever show alike, and none is widened.
+func TestShortNamesApart(t *testing.T) {
+	var names []string
+	for i := range 38 {
+		names = append(names, fmt.Sprintf("typeinfo for std::__future_base::_Task_state<std::_Bind<void (*(at::Tensor, int, unsigned long%s))(at::Tensor, int)>, std::allocator<int>, void (char)>", strings.Repeat("*", i)))
+	}
+	names = append(names, "short", strings.Repeat("x", 100), strings.Repeat("x", 99)+"y", "a…b")
+	for seed := range 200 { // names sharing long starts and ends, differing anywhere
+		mid := strings.Repeat(string(rune('a'+seed%26)), seed%7)
+		names = append(names, strings.Repeat("<", 40)+mid+fmt.Sprint(seed%13)+strings.Repeat(">", 40))
+	}
+	short := shortNames(names, nameWidth)
+	shown := map[string]string{}
+	for _, n := range names {
+		s, ok := short[n]
+		if !ok {
+			s = n
+		} else if s == n || displayWidth(s) >= displayWidth(n) {
+			t.Errorf("%q is mapped to %q, no shorter", n, s)
+		}
+		if other, ok := shown[s]; ok && other != n {
+			t.Errorf("%q and %q both show as %q", other, n, s)
+		}
+		shown[s] = n
+	}
+	if s := short[names[0]]; !strings.Contains(s, "…") || displayWidth(s) > 120 {
+		t.Errorf("a typeinfo name shows as %q: want it elided apart", s)
+	}
+	if short[strings.Repeat("x", 100)] != elide(strings.Repeat("x", 100), nameWidth) {
+		t.Errorf("a name unlike the others is not elided plainly: %q", short[strings.Repeat("x", 100)])
+	}
+}
