@@ -134,29 +134,45 @@ func (t *textWriter) platform(p finding.Platform) {
 }
 
 // platformBrief is the rest of a platform's line without -v: the first
-// thing that keeps it from the next tag, and counts.
+// thing that keeps it from the next tag, and what it needs, a few named and
+// the rest counted.
 func platformBrief(p finding.Platform) string {
 	var s string
+	cut := false
 	if len(p.Blockers) > 0 {
 		s = "; not " + p.Next + ": " + p.Blockers[0]
-		if len(p.Blockers) > 1 {
+		if cut = len(p.Blockers) > 1; cut {
 			s += ", and more"
 		}
 	}
-	var counts []string
-	if n := len(p.Needs); n > 0 {
-		counts = append(counts, count(n, "symbol version"))
+	var parts []string
+	if len(p.Needs) > 0 {
+		parts = append(parts, "needs "+firstOf(p.Needs, &cut))
 	}
-	if n := len(p.System); n > 0 {
-		counts = append(counts, fmt.Sprintf("%d system %s", n, map[bool]string{true: "library", false: "libraries"}[n == 1]))
+	if len(p.System) > 0 {
+		parts = append(parts, "from the system: "+firstOf(p.System, &cut))
 	}
-	if len(counts) > 0 {
-		s += "; needs " + strings.Join(counts, " and ")
+	if len(parts) > 0 {
+		s += "; " + strings.Join(parts, "; ")
 	}
-	if len(p.Blockers) > 1 || len(counts) > 0 {
-		s += " (-v lists them)"
+	if cut {
+		s += " (-v lists them all)"
 	}
 	return s
+}
+
+// platformShown is how many needs, or system libraries, a platform's line
+// names without -v.
+const platformShown = 3
+
+// firstOf names the first platformShown items and counts the rest, setting
+// *cut when it leaves some out.
+func firstOf(items []string, cut *bool) string {
+	if len(items) <= platformShown {
+		return strings.Join(items, ", ")
+	}
+	*cut = true
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:platformShown], ", "), len(items)-platformShown)
 }
 
 // ruleSet is one rule's findings, grouped.
