@@ -23,8 +23,10 @@ const DefaultWidth = 120
 // within a rule). Notes are counted, not listed, unless opt.Verbose, which
 // lists every finding of every group with its evidence. A finding with a
 // source line starts its line with path:line:, as compilers print them.
-// Lines fit opt.Width (DefaultWidth when 0): long names are elided in the
-// middle, messages wrapped.
+// Lines fit opt.Width (DefaultWidth when 0): messages are wrapped at
+// blanks, never a word cut (a fix is copied as printed); long symbol names
+// are elided in the middle, never two alike (shortNames). The platform
+// verdict comes last, one line each unless opt.Verbose.
 func Text(w io.Writer, r *finding.Report, opt Options) error {
 	t, err := newTextWriter(w, r, opt)
 	if err != nil {
@@ -292,7 +294,7 @@ func (t *textWriter) group(g *findingGroup) {
 	sev := first.Severity.String()
 	indent, lead := 2, t.paint(first.Severity, sev)+strings.Repeat(" ", max(1, 8-len(sev)))
 	if at := location(first, t.loc); at != "" {
-		indent, lead = 0, at+": "+t.paint(first.Severity, sev)+" "
+		indent, lead = 0, Visible(at)+": "+t.paint(first.Severity, sev)+" "
 	}
 	head := ""
 	if label := t.label(first); label != "" {
@@ -428,9 +430,10 @@ func (t *textWriter) short(name string) string {
 func (t *textWriter) line(indent, cont int, s string) { t.lineLead(indent, cont, "", s) }
 
 // lineLead is line with lead written as it is (a padded column, perhaps
-// coloured) before s. Whether a word starts a line is kept as a flag: a
-// column that happens to equal the lead's width says nothing about it
-// (testing that glued words across breaks at widths where it did).
+// coloured) before s. Whether a word starts a line is kept as a flag: the
+// column says nothing about it (taking a column equal to the lead's width
+// for a line's start glued two words wherever a continuation line reached
+// that column: "Python3::Python,pybind11::embed" at 71 columns).
 func (t *textWriter) lineLead(indent, cont int, lead, s string) {
 	if t.err != nil {
 		return
