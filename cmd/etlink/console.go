@@ -12,15 +12,15 @@ import (
 	"github.com/etlink/etlink/internal/budget"
 )
 
-// progressAfter is how long a run goes without a word before it shows
-// progress; progressEvery how often the line is redrawn.
+// progressAfter is how long a run goes before it shows progress (a quick
+// run shows none); progressEvery how often the line is redrawn.
 var (
 	progressAfter = time.Second
 	progressEvery = 250 * time.Millisecond
 )
 
 // console is a run's stderr: one line per cause (a note said again is not
-// repeated; inputs that fail for one reason after the first are counted),
+// repeated; inputs that fail for one reason past shownPerCause are counted),
 // and on a terminal a progress line drawn over itself, cleared before
 // anything else is written.
 type console struct {

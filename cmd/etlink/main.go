@@ -195,7 +195,7 @@ func (a *app) println(line string) {
 // Inputs that fail for the reason of one already said are counted.
 func (a *app) InputError(err error) {
 	a.inputErrors++
-	a.console.inputError("etlink: "+report.VisibleLines(report.Visible(err.Error())), err)
+	a.console.inputError("etlink: "+report.Visible(err.Error()), err)
 }
 
 // Notef prints notes unless -q was given, each once a run.
