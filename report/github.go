@@ -56,6 +56,7 @@ func GitHub(w io.Writer, r *finding.Report, opt Options) error {
 	// One annotation per group of findings (as the text report groups
 	// them), at most AnnotationCap per level: GitHub shows no more.
 	shown := map[string]int{}
+	names := reportNames(r.Findings)
 	groups, left := 0, 0
 	for _, rs := range ruleGroups(r.Findings) {
 		for _, g := range rs.groups {
@@ -68,7 +69,7 @@ func GitHub(w io.Writer, r *finding.Report, opt Options) error {
 			}
 			shown[level]++
 			if n := len(g.findings) - 1; n > 0 {
-				f.Message += fmt.Sprintf(" (+%d more: %s)", n, examples(variantNames(g.findings)[1:], 3))
+				f.Message += fmt.Sprintf(" (+%d more: %s)", n, examples(variantNames(g.findings)[1:], 3, names))
 			}
 			if err := loc.annotation(&f, opt.Verbose).write(w); err != nil {
 				return err

@@ -23,6 +23,9 @@ type Options struct {
 	Verbose bool
 	// Width is the text report's line width (0: DefaultWidth).
 	Width int
+	// Color paints the text report's severities (for a terminal: the
+	// caller decides, see NO_COLOR); other formats ignore it.
+	Color bool
 	// Rules is the rule catalogue: the text report prints a rule's summary
 	// and fix once per rule; SARIF describes it in tool.driver.rules.
 	Rules []finding.RuleDoc

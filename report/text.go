@@ -23,24 +23,33 @@ const DefaultWidth = 120
 // within a rule). Notes are counted, not listed, unless opt.Verbose, which
 // lists every finding of every group with its evidence. A finding with a
 // source line starts its line with path:line:, as compilers print them.
-// Lines fit opt.Width (DefaultWidth when 0): long names are elided in the
-// middle, messages wrapped.
+// Lines fit opt.Width (DefaultWidth when 0): messages are wrapped at
+// blanks, never a word cut (a fix is copied as printed); long symbol names
+// are elided in the middle, never two alike (shortNames). The platform
+// verdict comes last, one line each unless opt.Verbose.
 func Text(w io.Writer, r *finding.Report, opt Options) error {
 	t, err := newTextWriter(w, r, opt)
 	if err != nil {
 		return err
 	}
+	if len(r.Findings) == 0 {
+		if err := noFindings(w, r.Inputs); err != nil {
+			return err
+		}
+	}
+	for _, rule := range ruleGroups(r.Findings) {
+		t.rule(rule)
+	}
+	// The platform verdict after the findings: it is what a release gate
+	// reads last, and a tree of packages needs hundreds of libraries.
 	for _, p := range r.Platforms {
 		t.platform(p)
 	}
 	if len(r.Findings) == 0 {
-		if t.err != nil {
-			return t.err
-		}
-		return noFindings(w, r.Inputs)
+		return t.err
 	}
-	for _, rule := range ruleGroups(r.Findings) {
-		t.rule(rule)
+	if len(r.Platforms) > 0 {
+		t.line(0, 0, "")
 	}
 	s := finding.Summarize(r.Findings)
 	line := fmt.Sprintf("%s: %s, %s, %s", count(len(r.Findings), "finding"),
@@ -60,6 +69,8 @@ type textWriter struct {
 	loc   locator
 	roots []string // the inputs read, absolute: paths outside loc are named under them
 	wheel bool     // one wheel was read: its entries are named without it
+	// names is how a long symbol name is shown (shortNames); -v shows them whole.
+	names map[string]string
 	err   error
 }
 
@@ -89,15 +100,24 @@ func newTextWriter(w io.Writer, r *finding.Report, opt Options) (*textWriter, er
 		}
 	}
 	t.wheel = wheels == 1
+	if !opt.Verbose {
+		t.names = reportNames(r.Findings)
+	}
 	return t, nil
 }
 
 // platform says which platform tag a package's objects are consistent
-// with, as auditwheel show does, and what they need from the system.
+// with, as auditwheel show does, and what they need from the system: in
+// one line, with what keeps it from the next tag and how much it needs
+// counted; -v lists them.
 func (t *textWriter) platform(p finding.Platform) {
 	head := fmt.Sprintf("platform %s: consistent with %s", p.Arch, p.ConsistentWith)
 	if len(p.Tags) > 0 {
 		head += "; tagged " + strings.Join(p.Tags, ", ")
+	}
+	if !t.opt.Verbose {
+		t.line(0, 2, head+platformBrief(p))
+		return
 	}
 	t.line(0, 2, head)
 	var parts []string
@@ -113,7 +133,48 @@ func (t *textWriter) platform(p finding.Platform) {
 	if len(p.Blockers) > 0 {
 		t.line(2, 4, "not "+p.Next+": "+strings.Join(p.Blockers, "; "))
 	}
-	t.line(0, 0, "")
+}
+
+// platformBrief is the rest of a platform's line without -v: the first
+// thing that keeps it from the next tag, and what it needs, a few named and
+// the rest counted.
+func platformBrief(p finding.Platform) string {
+	var s string
+	cut := false
+	if len(p.Blockers) > 0 {
+		s = "; not " + p.Next + ": " + p.Blockers[0]
+		if cut = len(p.Blockers) > 1; cut {
+			s += ", and more"
+		}
+	}
+	var parts []string
+	if len(p.Needs) > 0 {
+		parts = append(parts, "needs "+firstOf(p.Needs, &cut))
+	}
+	if len(p.System) > 0 {
+		parts = append(parts, "from the system: "+firstOf(p.System, &cut))
+	}
+	if len(parts) > 0 {
+		s += "; " + strings.Join(parts, "; ")
+	}
+	if cut {
+		s += " (-v lists them all)"
+	}
+	return s
+}
+
+// platformShown is how many needs, or system libraries, a platform's line
+// names without -v.
+const platformShown = 3
+
+// firstOf names the first platformShown items and counts the rest, setting
+// *cut when it leaves some out.
+func firstOf(items []string, cut *bool) string {
+	if len(items) <= platformShown {
+		return strings.Join(items, ", ")
+	}
+	*cut = true
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:platformShown], ", "), len(items)-platformShown)
 }
 
 // ruleSet is one rule's findings, grouped.
@@ -230,9 +291,10 @@ func (t *textWriter) rule(rs *ruleSet) {
 // how many more with a few of their names; with -v, every finding.
 func (t *textWriter) group(g *findingGroup) {
 	first := g.findings[0]
-	indent, lead := 2, fmt.Sprintf("%-8s", first.Severity)
+	sev := first.Severity.String()
+	indent, lead := 2, t.paint(first.Severity, sev)+strings.Repeat(" ", max(1, 8-len(sev)))
 	if at := location(first, t.loc); at != "" {
-		indent, lead = 0, at+": "+first.Severity.String()+" "
+		indent, lead = 0, Visible(at)+": "+t.paint(first.Severity, sev)+" "
 	}
 	head := ""
 	if label := t.label(first); label != "" {
@@ -248,11 +310,11 @@ func (t *textWriter) group(g *findingGroup) {
 		return
 	}
 	msg := named(names[0], first)
-	if d := first.Subject.Demangled; displayWidth(d) > 60 && !t.opt.Verbose {
-		msg = strings.ReplaceAll(msg, d, elide(d, 60))
+	if d := first.Subject.Demangled; t.names[d] != "" {
+		msg = strings.ReplaceAll(msg, d, t.names[d])
 	}
 	if n := len(g.findings) - 1; n > 0 {
-		msg += fmt.Sprintf(" (+%d more: %s)", n, examples(names[1:], 3))
+		msg += fmt.Sprintf(" (+%d more: %s)", n, examples(names[1:], 3, t.names))
 	}
 	t.lineLead(indent, 10, lead, head+msg)
 	if t.opt.Verbose {
@@ -362,39 +424,66 @@ func (t *textWriter) short(name string) string {
 }
 
 // line writes s fitted to the width: wrapped at blanks, continuation lines
-// indented by cont, a word wider than a line elided in the middle.
+// indented by cont. A word is never cut or elided (it may be a command to
+// copy): one wider than a continuation line has a line of its own, moved
+// left as far as it needs to fit, or at column 0 when it cannot.
 func (t *textWriter) line(indent, cont int, s string) { t.lineLead(indent, cont, "", s) }
 
-// lineLead is line with lead written as it is (a padded column) before s.
+// lineLead is line with lead written as it is (a padded column, perhaps
+// coloured) before s. Whether a word starts a line is kept as a flag: the
+// column says nothing about it (taking a column equal to the lead's width
+// for a line's start glued two words wherever a continuation line reached
+// that column: "Python3::Python,pybind11::embed" at 71 columns).
 func (t *textWriter) lineLead(indent, cont int, lead, s string) {
 	if t.err != nil {
 		return
 	}
+	var words []string
+	if indent+plainWidth(lead) > t.width {
+		words = strings.Fields(lead) // a location wider than the line: its words wrap too
+		lead = ""
+	}
+	for _, word := range strings.Fields(s) {
+		words = append(words, Visible(word))
+	}
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", indent) + lead)
-	start := indent + displayWidth(lead)
-	col := start
-	for _, word := range strings.Fields(s) {
-		word = Visible(word)
-		ww := displayWidth(word)
+	col := indent + plainWidth(lead)
+	fresh := true // no word on this line yet
+	for _, word := range words {
+		ww := plainWidth(word)
 		switch {
-		case col == start:
-		case col+1+ww > t.width:
-			b.WriteString("\n" + strings.Repeat(" ", cont))
-			col = cont
-		default:
+		case fresh && col+ww <= t.width:
+		case !fresh && col+1+ww <= t.width:
 			b.WriteByte(' ')
 			col++
-		}
-		if room := t.width - col; ww > room {
-			word = elide(word, max(room, 8))
-			ww = displayWidth(word)
+		default:
+			if fresh && strings.TrimSpace(lead) == "" {
+				b.Reset() // only the indent so far: take it back rather than leave a blank line
+			} else {
+				trimLine(&b)
+				b.WriteByte('\n')
+			}
+			col = max(0, min(cont, t.width-ww))
+			b.WriteString(strings.Repeat(" ", col))
 		}
 		b.WriteString(word)
 		col += ww
+		fresh = false
 	}
+	trimLine(&b)
 	b.WriteByte('\n')
 	_, t.err = io.WriteString(t.w, b.String())
+}
+
+// trimLine drops the blanks that end the line being built (a lead's
+// padding when its first word went to the next line).
+func trimLine(b *strings.Builder) {
+	s := b.String()
+	if t := strings.TrimRight(s, " "); len(t) < len(s) {
+		b.Reset()
+		b.WriteString(t)
+	}
 }
 
 // elide shortens s to n columns by cutting its middle: the start and the
@@ -496,9 +585,9 @@ func variantTag(a, b string) string {
 	return ""
 }
 
-// examples lists up to n distinct names; the variants of one name are
-// listed once with their tags (c10::IValue::IValue() [C2 D0]).
-func examples(names []string, n int) string {
+// examples lists up to n distinct names, as short shows them; the variants
+// of one name are listed once with their tags (c10::IValue::IValue() [C2 D0]).
+func examples(names []string, n int, short map[string]string) string {
 	var order []string
 	tags := map[string][]string{}
 	for _, name := range names {
@@ -517,7 +606,10 @@ func examples(names []string, n int) string {
 			out = append(out, "…")
 			break
 		}
-		s := elide(base, 60)
+		s := base
+		if e := short[base]; e != "" {
+			s = e
+		}
 		if len(tags[base]) > 0 {
 			s += " [" + strings.Join(tags[base], " ") + "]"
 		}

@@ -126,3 +126,76 @@ func TestNoFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestShortNamesApart: names that elide alike in the middle (38 typeinfo
+// names of one template read "typeinfo for std::__future_ba…har>") are
+// elided apart, keeping what tells them apart, or shown whole; no two
+// distinct names ever show alike, and none is widened.
+func TestShortNamesApart(t *testing.T) {
+	var names []string
+	for i := range 38 {
+		names = append(names, fmt.Sprintf("typeinfo for std::__future_base::_Task_state<std::_Bind<void (*(at::Tensor, int, unsigned long%s))(at::Tensor, int)>, std::allocator<int>, void (char)>", strings.Repeat("*", i)))
+	}
+	names = append(names, "short", strings.Repeat("x", 100), strings.Repeat("x", 99)+"y", "a…b")
+	for seed := range 200 { // names sharing long starts and ends, differing anywhere
+		mid := strings.Repeat(string(rune('a'+seed%26)), seed%7)
+		names = append(names, strings.Repeat("<", 40)+mid+fmt.Sprint(seed%13)+strings.Repeat(">", 40))
+	}
+	short := shortNames(names, nameWidth)
+	shown := map[string]string{}
+	for _, n := range names {
+		s, ok := short[n]
+		if !ok {
+			s = n
+		} else if s == n || displayWidth(s) >= displayWidth(n) {
+			t.Errorf("%q is mapped to %q, no shorter", n, s)
+		}
+		if other, ok := shown[s]; ok && other != n {
+			t.Errorf("%q and %q both show as %q", other, n, s)
+		}
+		shown[s] = n
+	}
+	if s := short[names[0]]; !strings.Contains(s, "…") || displayWidth(s) > 120 {
+		t.Errorf("a typeinfo name shows as %q: want it elided apart", s)
+	}
+	if short[strings.Repeat("x", 100)] != elide(strings.Repeat("x", 100), nameWidth) {
+		t.Errorf("a name unlike the others is not elided plainly: %q", short[strings.Repeat("x", 100)])
+	}
+}
+
+// TestWrapKeepsWords: at every width from 30 to 130 columns the text holds
+// the words of the text unwrapped, in order: none glued to the next across
+// a break (a continuation line that reached the lead's width did), none cut
+// (the fix command at 50 columns was), and a line is over the width only
+// when one word is wider than the width.
+func TestWrapKeepsWords(t *testing.T) {
+	r := &finding.Report{Findings: []finding.Finding{{
+		Rule: "ET101", Name: "registration-dropped", Severity: finding.Error,
+		Subject:  finding.Subject{File: "build/runner", Member: "register_backend.o", Target: "runner"},
+		Location: &finding.Location{File: "/home/user/project/backends/mybackend/CMakeLists.txt", Line: 26},
+		Message:  "libmybackend.so registers its backend in a static initializer, but bfd drops it under --as-needed and nothing else references it",
+		Fix:      `target_link_libraries(runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,mybackend_static>")  # CMake >= 3.24`,
+	}}}
+	render := func(w int) string {
+		var buf bytes.Buffer
+		if err := Text(&buf, r, Options{Width: w}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	want := strings.Fields(render(1 << 20))
+	for w := 30; w <= 130; w++ {
+		out := render(w)
+		if got := strings.Fields(out); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("at %d columns the words differ:\n%s", w, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if displayWidth(l) > w && len(strings.Fields(l)) > 1 {
+				t.Errorf("at %d columns a line of %d columns: %q", w, displayWidth(l), l)
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(want, " "), `"$<LINK_LIBRARY:WHOLE_ARCHIVE,mybackend_static>")`) {
+		t.Errorf("the fix is not whole:\n%s", render(1<<20))
+	}
+}

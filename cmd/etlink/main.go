@@ -42,8 +42,11 @@ var commands = []*command{scanCmd, treeCmd, conflictsCmd, retentionCmd, whyCmd, 
 // app carries the process's streams so tests can run commands in-process.
 type app struct {
 	stdout, stderr io.Writer
-	quiet          bool
-	inputErrors    int
+	// console writes the run's notes and errors (one line a cause) and
+	// its progress on stderr; stdout passes its gate.
+	console     *console
+	quiet       bool
+	inputErrors int
 	// index is the library index conflicts and check read closures with,
 	// written back after the report.
 	index *elfobj.Index
@@ -57,14 +60,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) (code int) {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{stderr: stderr, console: newConsole(stderr)}
+	a.stdout = &gate{w: stdout, c: a.console}
 	defer func() {
 		// A bug must not reach the user as a stack trace.
 		if p := recover(); p != nil {
+			a.console.flush()
 			fmt.Fprintf(stderr, "etlink: internal error: %v (please report it with the command line)\n", p)
 			code = exitError
 		}
 	}()
+	defer a.console.flush()
 	if len(args) == 0 {
 		usage(stderr)
 		return exitError
@@ -156,7 +162,7 @@ func (c *command) parse(a *app, fs *pflag.FlagSet, args []string) (int, bool) {
 
 // errorf prints an error the way cmd/go does: "etlink: what is wrong".
 func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, visibleArgs(args)...)))
+	a.console.println("etlink: " + report.VisibleLines(fmt.Sprintf(format, visibleArgs(args)...)))
 }
 
 // visibleArgs escapes the text of a message's arguments (report.Visible):
@@ -185,16 +191,17 @@ func (a *app) println(line string) {
 	fmt.Fprintln(a.stdout, report.Visible(line))
 }
 
-// inputError reports an input that could not be read; the run goes on.
+// InputError reports an input that could not be read; the run goes on.
+// Inputs that fail for the reason of one already said are counted.
 func (a *app) InputError(err error) {
 	a.inputErrors++
-	a.errorf("%v", err)
+	a.console.inputError("etlink: "+report.Visible(err.Error()), err)
 }
 
-// notef prints progress and notes unless -q was given.
+// Notef prints notes unless -q was given, each once a run.
 func (a *app) Notef(format string, args ...any) {
 	if !a.quiet {
-		fmt.Fprintf(a.stderr, "etlink: %s\n", report.VisibleLines(fmt.Sprintf(format, visibleArgs(args)...)))
+		a.console.note("etlink: " + report.VisibleLines(fmt.Sprintf(format, visibleArgs(args)...)))
 	}
 }
 

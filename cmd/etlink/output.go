@@ -78,6 +78,7 @@ func (c *command) parseReporting(a *app, args []string, out *outputFlags, extra 
 		return nil, 0, code, false
 	}
 	a.quiet = out.quiet
+	a.console.verbose, a.console.hasV = out.verbose, out.findings
 	failOn, err := out.check()
 	if err == nil {
 		err = a.startBudget(out, nil)
@@ -85,6 +86,9 @@ func (c *command) parseReporting(a *app, args []string, out *outputFlags, extra 
 	if err != nil {
 		fmt.Fprintf(a.stderr, "etlink %s: %v\nRun 'etlink %s --help' for usage.\n", c.name, err, c.name)
 		return nil, 0, exitError, false
+	}
+	if !out.quiet {
+		a.console.startProgress(c.name, fileOf(a.stderr))
 	}
 	return fs, failOn, 0, true
 }
@@ -134,6 +138,7 @@ func (a *app) startBudget(o *outputFlags, cfg *rules.Config) error {
 		}
 	}
 	a.budget = budget.New(lim)
+	a.console.budget.Store(a.budget)
 	demangle.UseBudget(a.budget)
 	return nil
 }
@@ -228,9 +233,7 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 			n, budget.Demangled.Format(a.budget.Limit(budget.Demangled)))
 	}
 	opt := report.Options{Verbose: o.verbose, Rules: rules.Docs(), BaseDir: o.srcroot}
-	if f, ok := a.stdout.(*os.File); ok {
-		opt.Width = termWidth(f)
-	}
+	opt.Width, opt.Color = textTerminal(a.stdout, o.format)
 	if opt.BaseDir == "" && o.format == "sarif" {
 		// SARIF consumers (code scanning) resolve paths against the checkout.
 		opt.BaseDir, _ = os.Getwd()

@@ -23,7 +23,9 @@ entry of a wheel), its DT_NEEDED tree as glibc's loader resolves it, without run
 anything: each library with the path found and how (DT_RPATH, LD_LIBRARY_PATH,
 DT_RUNPATH with $ORIGIN expanded, ld.so.cache, the default directories), or "not found"
 with the paths tried. Like lddtree or libtree; the set of libraries equals what ldd
-prints. A library already shown is not expanded again, so cycles end.
+prints. A library is expanded where it first appears; the DT_NEEDED entries that name
+it again are counted under the tree (torch's _C names 290 libraries 1,256 times), or
+listed, marked [shown above], with --full.
 
 --installed judges a package as installed on another machine: search paths that point
 into the build machine (absolute, not $ORIGIN-relative, not a system directory) are
@@ -65,10 +67,11 @@ type treeNode struct {
 func runTree(c *command, a *app, args []string) int {
 	out := &outputFlags{formats: []string{"text", "json"}}
 	var libPath string
-	var installed bool
+	var installed, full bool
 	fs, _, code, ok := c.parseReporting(a, args, out, flagFunc(func(fs *pflag.FlagSet) {
 		fs.StringVar(&libPath, "library-path", "", "directories searched as LD_LIBRARY_PATH would be (colon-separated)")
 		fs.BoolVar(&installed, "installed", false, "skip search paths into the build machine, as once installed elsewhere")
+		fs.BoolVar(&full, "full", false, "list every DT_NEEDED entry, those naming a library already shown too")
 	}))
 	if !ok {
 		return code
@@ -115,12 +118,7 @@ func runTree(c *command, a *app, args []string) int {
 			return exitError
 		}
 	} else {
-		for i, t := range trees {
-			if i > 0 {
-				fmt.Fprintln(a.stdout)
-			}
-			printTree(a, t, 0)
-		}
+		printTrees(a, trees, full)
 	}
 	switch {
 	case a.inputErrors > 0:
@@ -187,7 +185,22 @@ func hasMissing(t *treeNode) bool {
 	return false
 }
 
-func printTree(a *app, t *treeNode, depth int) {
+// printTrees prints the trees, each library expanded once and the entries
+// that name it again counted (listed with full).
+func printTrees(a *app, trees []*treeNode, full bool) {
+	for i, t := range trees {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		if n := printTree(a, t, 0, full); n > 0 {
+			a.println(fmt.Sprintf("    (%d more DT_NEEDED entries name libraries shown above; --full lists them)", n))
+		}
+	}
+}
+
+// printTree prints t, and returns how many entries naming a library shown
+// above it left out (all of them when full).
+func printTree(a *app, t *treeNode, depth int, full bool) int {
 	pad := strings.Repeat("    ", depth)
 	switch {
 	case t.Name == "":
@@ -210,9 +223,15 @@ func printTree(a *app, t *treeNode, depth int) {
 		}
 		a.println(line)
 	}
+	folded := 0
 	for _, n := range t.Needed {
-		printTree(a, n, depth+1)
+		if n.Repeat && !full {
+			folded++
+			continue
+		}
+		folded += printTree(a, n, depth+1, full)
 	}
+	return folded
 }
 
 // displayPath is p relative to the current directory when inside it.

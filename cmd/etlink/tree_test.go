@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -215,5 +216,34 @@ func decodeJSON(t *testing.T, out string, v any) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(out), v); err != nil {
 		t.Fatalf("JSON does not decode: %v\n%.2000s", err, out)
+	}
+}
+
+// TestTreeFolds: a library is listed where it first appears; the entries
+// that name it again are one count under the tree, and --full lists them.
+func TestTreeFolds(t *testing.T) {
+	leaf := func() *treeNode { return &treeNode{Name: "libc.so.6", Path: "/lib/libc.so.6", Via: "ld.so.cache"} }
+	again := func(name string) *treeNode { n := leaf(); n.Name, n.Repeat = name, true; return n }
+	root := &treeNode{Path: "/pkg/_C.so", Needed: []*treeNode{
+		{Name: "liba.so", Path: "/pkg/liba.so", Via: "ld.so.cache", Needed: []*treeNode{leaf()}},
+		{Name: "libb.so", Path: "/pkg/libb.so", Via: "ld.so.cache", Needed: []*treeNode{again("libc.so.6")}},
+		again("libc.so.6"),
+	}}
+	for _, tc := range []struct {
+		full        bool
+		lines, seen int
+		count       string
+	}{
+		{false, 5, 0, "(2 more DT_NEEDED entries name libraries shown above; --full lists them)"},
+		{true, 6, 2, ""},
+	} {
+		var buf bytes.Buffer
+		printTrees(&app{stdout: &buf}, []*treeNode{root}, tc.full)
+		out := buf.String()
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != tc.lines || strings.Count(out, "[shown above]") != tc.seen || !strings.Contains(out, tc.count) ||
+			strings.Count(out, "libc.so.6 => /lib/libc.so.6 [ld.so.cache]") != 1 {
+			t.Errorf("full=%v:\n%s", tc.full, out)
+		}
 	}
 }
