@@ -375,10 +375,7 @@ func (t *dynTables) dynamic(ds *elf.Section, d *dynInfo) bool {
 	if !ok {
 		return false
 	}
-	entry := 8
-	if t.f.Class == elf.ELFCLASS64 {
-		entry = 16
-	}
+	entry := dynEntrySize(t.f)
 	if len(data)%entry != 0 {
 		return false
 	}
@@ -390,13 +387,8 @@ func (t *dynTables) dynamic(ds *elf.Section, d *dynInfo) bool {
 		return false
 	}
 	for ; len(data) > 0; data = data[entry:] {
-		var tag, val uint64
-		if entry == 16 {
-			tag, val = t.bo.Uint64(data), t.bo.Uint64(data[8:])
-		} else {
-			tag, val = uint64(t.bo.Uint32(data)), uint64(t.bo.Uint32(data[4:]))
-		}
-		switch tag := elf.DynTag(tag); tag {
+		tag, val := dynEntry(t.bo, data, entry)
+		switch tag {
 		case elf.DT_NEEDED, elf.DT_SONAME, elf.DT_RPATH, elf.DT_RUNPATH:
 			if s, ok := str.at(int(val)); ok {
 				d.add(tag, strings.Clone(s))
@@ -995,4 +987,13 @@ func checkVersionNames(bo binary.ByteOrder, vd, vn []byte, str *elf.Section) err
 		outside("version need", ndx, name)
 	})
 	return err
+}
+
+// dynEntry decodes the dynamic-section entry at the start of data, of
+// entry bytes (16 for ELF64, 8 for ELF32).
+func dynEntry(bo binary.ByteOrder, data []byte, entry int) (elf.DynTag, uint64) {
+	if entry == 16 {
+		return elf.DynTag(bo.Uint64(data)), bo.Uint64(data[8:])
+	}
+	return elf.DynTag(bo.Uint32(data)), uint64(bo.Uint32(data[4:]))
 }

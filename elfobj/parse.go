@@ -356,13 +356,8 @@ func checkDynamic(f *elf.File, data []byte, str *elf.Section, terminated bool) e
 	var names []dynName
 	for i := 0; (i+1)*entry <= len(data); i++ {
 		e := data[i*entry:]
-		var tag, val uint64
-		if entry == 16 {
-			tag, val = f.ByteOrder.Uint64(e), f.ByteOrder.Uint64(e[8:])
-		} else {
-			tag, val = uint64(f.ByteOrder.Uint32(e)), uint64(f.ByteOrder.Uint32(e[4:]))
-		}
-		switch tag := elf.DynTag(tag); tag {
+		tag, val := dynEntry(f.ByteOrder, e, entry)
+		switch tag {
 		case elf.DT_NULL:
 			null = true
 		case elf.DT_STRTAB:
