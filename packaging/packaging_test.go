@@ -204,8 +204,9 @@ func checkRecord(t *testing.T, whl string) {
 }
 
 // TestDescribe: the version describe.sh stamps follows the nearest vX.Y.Z
-// tag and is a valid PEP 440 version (as pip parses it) in every state of
-// a checkout.
+// tag and is a valid PEP 440 version (as packaging, pip's parser, reads it:
+// Debian's python3-packaging, a pipx dependency) in every state of a
+// checkout.
 func TestDescribe(t *testing.T) {
 	testenv.NeedTools(t, "bash", "git", "python3")
 	dir := t.TempDir()
@@ -236,7 +237,7 @@ func TestDescribe(t *testing.T) {
 		if got[0] != want || got[1] != git("rev-parse", "HEAD")+wantCommitSuffix || !regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`).MatchString(got[2]) {
 			t.Errorf("describe.sh: %q, want version %s, commit HEAD%s and an RFC 3339 UTC date", got, want, wantCommitSuffix)
 		}
-		pep440 := exec.Command("python3", "-c", "import sys\nfrom pip._vendor.packaging.version import Version\nprint(Version(sys.argv[1]))", got[0])
+		pep440 := exec.Command("python3", "-c", "import sys\ntry:\n from packaging.version import Version\nexcept ImportError:\n from pip._vendor.packaging.version import Version\nprint(Version(sys.argv[1]))", got[0])
 		if out, err := pep440.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != got[0] {
 			t.Errorf("%s is not a normalized PEP 440 version: %s %v", got[0], out, err)
 		}
