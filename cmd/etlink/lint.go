@@ -43,7 +43,8 @@ A directive must name a rule and give a reason (ET001); one that silences nothin
 reported (ET002).
 
 --changed keeps only findings located in files that differ from --base (default HEAD:
-the uncommitted change) in git.
+the uncommitted change) in git. A --base the checkout lacks (a CI runner's shallow
+clone) is an error naming the git fetch that brings it: etlink never fetches.
 
 Examples:
   etlink lint                                   # the project in the current directory
