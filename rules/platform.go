@@ -129,6 +129,10 @@ func tagFinding(r *Rule, pkg *analyze.Package, res *policy.Result, tag policy.Ta
 		f := r.newFinding(finding.Note, subj, fmt.Sprintf("tagged %s, which PyPI does not accept; the objects are %s", tag.Text, consistent))
 		f.Fix = "Repair the wheel with auditwheel repair, which gives it the manylinux tag it is consistent with."
 		return f, true
+	case tag.Libc != res.Libc && len(res.System) == 0:
+		// Objects that need no library from the system (static programs,
+		// such as etlink's own wheels) run on either C library.
+		return finding.Finding{}, false
 	case tag.Libc != res.Libc:
 		f := r.newFinding(r.Severity, subj, fmt.Sprintf("tagged %s, but its objects need %s's C library", tag.Text, res.Libc))
 		f.Fix = r.Fix

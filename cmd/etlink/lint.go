@@ -1,10 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -39,7 +43,8 @@ A directive must name a rule and give a reason (ET001); one that silences nothin
 reported (ET002).
 
 --changed keeps only findings located in files that differ from --base (default HEAD:
-the uncommitted change) in git.
+the uncommitted change) in git. A --base the checkout lacks (a CI runner's shallow
+clone) is an error naming the git fetch that brings it: etlink never fetches.
 
 Examples:
   etlink lint                                   # the project in the current directory
@@ -90,7 +95,12 @@ func runLint(c *command, a *app, args []string) int {
 			root = s.Sources[0]
 		}
 		files, err := changedFiles(root, base)
-		if err != nil {
+		var missing *missingBase
+		switch {
+		case errors.As(err, &missing) && missing.fetch != "":
+			a.errorf("--changed: --base %s is not in this checkout, and etlink never fetches; bring it with\n  %s", base, missing.fetch)
+			return exitError
+		case err != nil:
 			a.errorf("--changed: %v", err)
 			return exitError
 		}
@@ -122,7 +132,10 @@ func changedFiles(dir, base string) (map[string]bool, error) {
 		return nil, err
 	}
 	top = strings.TrimSpace(top)
-	diff, err := git(dir, "diff", "--name-only", "--no-ext-diff", "--no-textconv", base, "--")
+	if _, err := git(dir, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}"); err != nil {
+		return nil, baseFetch(dir, base)
+	}
+	diff, err := git(dir, "diff", "--name-only", "--no-ext-diff", "--no-textconv", "--end-of-options", base, "--")
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +148,80 @@ func changedFiles(dir, base string) (map[string]bool, error) {
 		files[filepath.Join(top, name)] = true
 	}
 	return files, nil
+}
+
+// missingBase is a --base the checkout lacks, with the git fetch that
+// brings it (fetchCommand). etlink never fetches: a fetch would run the
+// repository's credential helpers and ssh commands.
+type missingBase struct{ base, fetch string }
+
+func (m *missingBase) Error() string {
+	return fmt.Sprintf("--base %s: no such commit in this repository", m.base)
+}
+
+// baseFetch is the missingBase for base in the checkout holding dir.
+func baseFetch(dir, base string) *missingBase {
+	shallow, _ := git(dir, "rev-parse", "--is-shallow-repository")
+	remotes, _ := git(dir, "remote")
+	return &missingBase{base, fetchCommand(dir, base, strings.Fields(remotes), strings.TrimSpace(shallow) == "true")}
+}
+
+// ancestry splits REV~N, REV^, REV^2~3 ... into REV and how many
+// generations back the whole suffix reaches.
+var (
+	ancestry     = regexp.MustCompile(`^(.+?)((?:~[0-9]*|\^[0-9]?)+)$`)
+	ancestorStep = regexp.MustCompile(`([~^])([0-9]*)`)
+)
+
+// fetchCommand is the git fetch that brings base into the checkout: a
+// remote-tracking branch is fetched into its ref, a commit's ancestor by
+// deepening the history below the commit, anything else into FETCH_HEAD.
+// It is "" when no fetch would help (no remote; a name missing from a
+// full clone, which fetching a tracking branch cannot supply).
+func fetchCommand(dir, base string, remotes []string, shallow bool) string {
+	if len(remotes) == 0 {
+		return ""
+	}
+	depth := ""
+	if shallow {
+		depth = "--depth=1 "
+	}
+	for _, r := range remotes {
+		if branch, ok := strings.CutPrefix(base, r+"/"); ok && branch != "" {
+			return fmt.Sprintf("git fetch --no-tags %s%s +refs/heads/%s:refs/remotes/%s/%s", depth, r, branch, r, branch)
+		}
+	}
+	if !shallow {
+		return ""
+	}
+	remote := remotes[0]
+	if slices.Contains(remotes, "origin") {
+		remote = "origin"
+	}
+	if m := ancestry.FindStringSubmatch(base); m != nil {
+		if rev, err := git(dir, "rev-parse", "--verify", "--quiet", "--end-of-options", m[1]+"^{commit}"); err == nil {
+			return fmt.Sprintf("git fetch --no-tags --deepen=%d %s %s", generations(m[2]), remote, strings.TrimSpace(rev))
+		}
+	}
+	return fmt.Sprintf("git fetch --no-tags --depth=1 %s %s   # then --base FETCH_HEAD", remote, base)
+}
+
+// generations counts how far back an ancestry suffix (~N, ~, ^, ^N) reaches:
+// ~N is N generations, ^N (a parent) one, ^0 (the commit itself) none.
+func generations(suffix string) int {
+	n := 0
+	for _, m := range ancestorStep.FindAllStringSubmatch(suffix, -1) {
+		k, err := strconv.Atoi(m[2])
+		switch {
+		case err != nil: // ~ or ^ alone
+			n++
+		case m[1] == "~":
+			n += k
+		case k > 0:
+			n++
+		}
+	}
+	return n
 }
 
 // gitSafety are the settings every git call of etlink overrides: the

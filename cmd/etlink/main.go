@@ -26,9 +26,6 @@ const (
 	exitError    = 2 // usage error or unreadable input
 )
 
-// version is set by -ldflags "-X main.version=..." in releases.
-var version = "dev"
-
 type command struct {
 	name    string
 	args    string // usage after the command name
@@ -203,17 +200,4 @@ func (a *app) Notef(format string, args ...any) {
 	if !a.quiet {
 		a.console.note("etlink: " + report.VisibleLines(fmt.Sprintf(format, visibleArgs(args)...)))
 	}
-}
-
-var versionCmd = &command{
-	name:    "version",
-	summary: "print etlink's version",
-	help:    "Prints the version of this etlink binary.",
-	run: func(c *command, a *app, args []string) int {
-		if code, ok := c.parse(a, c.flags(a), args); !ok {
-			return code
-		}
-		fmt.Fprintf(a.stdout, "etlink %s\n", version)
-		return exitOK
-	},
 }
