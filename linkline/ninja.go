@@ -78,7 +78,7 @@ type ninjaParser struct {
 	// expanded counts the bytes the build statements' commands and
 	// response files expand to, against maxExpanded.
 	expanded int64
-	names   map[string]string
+	names    map[string]string
 }
 
 // maxIncludeDepth bounds includes nested in includes.
