@@ -155,8 +155,11 @@ type Report struct {
 // Platform is the manylinux or musllinux verdict on a package's objects of
 // one architecture, as auditwheel show gives it.
 type Platform struct {
-	Arch string `json:"arch"`
-	Libc string `json:"libc"`
+	// Package is the wheel or tree the verdict is about, when the run
+	// checked several (each wheel of dist/*.whl is a package).
+	Package string `json:"package,omitempty"`
+	Arch    string `json:"arch"`
+	Libc    string `json:"libc"`
 	// ConsistentWith is the most compatible tag the objects satisfy
 	// (manylinux_2_17_x86_64), or linux_ARCH when they satisfy none.
 	ConsistentWith string `json:"consistent_with"`

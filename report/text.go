@@ -112,6 +112,9 @@ func newTextWriter(w io.Writer, r *finding.Report, opt Options) (*textWriter, er
 // counted; -v lists them.
 func (t *textWriter) platform(p finding.Platform) {
 	head := fmt.Sprintf("platform %s: consistent with %s", p.Arch, p.ConsistentWith)
+	if p.Package != "" {
+		head = t.loc.display(p.Package) + ": " + head
+	}
 	if len(p.Tags) > 0 {
 		head += "; tagged " + strings.Join(p.Tags, ", ")
 	}

@@ -25,6 +25,10 @@ with (as auditwheel show does: the oldest manylinux policy whose symbol versions
 system libraries they keep to), the newest symbol versions they need, and the
 libraries they need from the system.
 
+Each wheel is checked as a package of its own (dist/*.whl holds one per Python
+version and platform, which no process loads together); directories and other
+files given together are one package.
+
 The modules are checked as the interpreter imports them (--python, else the first
 python3 program on PATH or /usr/bin/python3): its libraries are the global scope,
 so a module that takes libm from python3 is a note, not an error. The package's
@@ -46,13 +50,19 @@ func runCheck(c *command, a *app, args []string) int {
 	}
 	procs.Narrow() // until the run reads more than the index answers
 	defer procs.Widen()
-	s, ctx, ok := a.open("check", fs.Args(), &pf, out, analyze.Options{Package: true})
+	several := len(packages(fs.Args())) > 1
+	r, ok := a.report("check", fs.Args(), &pf, out, analyze.Options{Package: true}, func(s *analyze.Session, ctx *rules.Context, r *finding.Report) {
+		r.Findings = append(r.Findings, rules.Run(ctx, rules.CheckRules(len(pf.with) > 0))...)
+		for _, p := range ctx.Platforms {
+			v := rules.PlatformReport(p, s.Package.Platforms)
+			if several {
+				v.Package = s.Package.Path
+			}
+			r.Platforms = append(r.Platforms, v)
+		}
+	})
 	if !ok {
 		return exitError
-	}
-	r := &finding.Report{Command: "check", Inputs: s.Inputs, Findings: rules.Run(ctx, rules.CheckRules(len(pf.with) > 0))}
-	for _, p := range ctx.Platforms {
-		r.Platforms = append(r.Platforms, rules.PlatformReport(p, s.Package.Platforms))
 	}
 	return a.emit(out, failOn, r)
 }

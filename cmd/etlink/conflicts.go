@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
@@ -88,10 +90,10 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		return nil, nil, false
 	}
 	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log, opt.Budget = paths, pf.with, pf.pythons(), order, a, a.budget
-	if p := cachedir.File("symindex"); p != "" { // a run that keeps nothing learns nothing
+	if p := cachedir.File("symindex"); p != "" && a.index == nil { // a run that keeps nothing learns nothing
 		a.index = elfobj.OpenIndex(p)
-		opt.Index = a.index
 	}
+	opt.Index = a.index
 	s, err := analyze.Open(opt)
 	if err != nil {
 		a.errorf("%v", err)
@@ -103,6 +105,43 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		return nil, nil, false
 	}
 	return s, ctx, true
+}
+
+// packages splits the inputs into what is checked as one package each:
+// every wheel on its own (dist/*.whl holds one per Python version and
+// platform, which no process loads together and no installer unpacks
+// into one tree), and the other paths (an install tree's directories and
+// files) together.
+func packages(paths []string) [][]string {
+	var out [][]string
+	var rest []string
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".whl") {
+			out = append(out, []string{p})
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(rest) > 0 || len(out) == 0 {
+		out = append([][]string{rest}, out...)
+	}
+	return out
+}
+
+// report opens each package of paths in a session of its own and runs
+// check on it, the findings and inputs of all in one report.
+func (a *app) report(cmd string, paths []string, pf *peerFlags, out *outputFlags, opt analyze.Options,
+	check func(*analyze.Session, *rules.Context, *finding.Report)) (*finding.Report, bool) {
+	r := &finding.Report{Command: cmd}
+	for _, pkg := range packages(paths) {
+		s, ctx, ok := a.open(cmd, pkg, pf, out, opt)
+		if !ok {
+			return nil, false
+		}
+		r.Inputs = append(r.Inputs, s.Inputs...)
+		check(s, ctx, r)
+	}
+	return r, true
 }
 
 func runConflicts(c *command, a *app, args []string) int {
@@ -117,11 +156,11 @@ func runConflicts(c *command, a *app, args []string) int {
 	if fs.NArg() > 0 && len(pf.with) == 0 {
 		a.Notef("no --with: checking duplicates inside the wheel only (ET302)")
 	}
-	s, ctx, ok := a.open("conflicts", fs.Args(), &pf, out, analyze.Options{Narrow: true})
+	r, ok := a.report("conflicts", fs.Args(), &pf, out, analyze.Options{Narrow: true}, func(_ *analyze.Session, ctx *rules.Context, r *finding.Report) {
+		r.Findings = append(r.Findings, rules.Run(ctx, rules.ConflictsRules)...)
+	})
 	if !ok {
 		return exitError
 	}
-	r := &finding.Report{Command: "conflicts", Inputs: s.Inputs,
-		Findings: rules.Run(ctx, rules.ConflictsRules)}
 	return a.emit(out, failOn, r)
 }
