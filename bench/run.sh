@@ -4,8 +4,9 @@
 # sections), on the same files, in one run. Each command runs once to warm the
 # page cache, then $RUNS times (default 7) under bench/runstat; the script
 # prints the median wall time, CPU time (user + system) and peak RSS of each,
-# and the ratios. Then etlink scan and retention on generated links of
-# growing size (PART=conflicts or PART=scaling runs one part). See
+# and the ratios. Then conflicts with its cache cold, warm, full and off;
+# etlink scan and retention on generated links of growing size; and LLVM's
+# links (PART=conflicts, cache, scaling or llvm runs one part). See
 # bench/README.md for what each line measures.
 #
 # Needs: Go, binutils, patchelf, g++, Debian's python3-torch and the
