@@ -292,8 +292,9 @@ func (x *Index) Save() {
 
 // kept returns the entries Save writes, in the order it writes them, the
 // first kept at the cap: those this run used (by path), then those of the
-// files still as they were, as the file held them (the entries earlier
-// runs used last go last, and go first). What this run did not ask about
+// files still as they were, as the file held them: those the latest runs
+// used ahead, those unused longest at the end, dropped first. What this
+// run did not ask about
 // is kept only while its file is as it was: an index of removed or
 // upgraded libraries would grow with every upgrade, and be read whole
 // every run. x.mu is held.
