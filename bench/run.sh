@@ -4,8 +4,9 @@
 # sections), on the same files, in one run. Each command runs once to warm the
 # page cache, then $RUNS times (default 7) under bench/runstat; the script
 # prints the median wall time, CPU time (user + system) and peak RSS of each,
-# and the ratios. Then etlink scan and retention on generated links of
-# growing size (PART=conflicts or PART=scaling runs one part). See
+# and the ratios. Then conflicts with its cache cold, warm, full and off;
+# etlink scan and retention on generated links of growing size; and LLVM's
+# links (PART=conflicts, cache, scaling or llvm runs one part). See
 # bench/README.md for what each line measures.
 #
 # Needs: Go, binutils, patchelf, g++, Debian's python3-torch and the
@@ -250,19 +251,114 @@ llvm_bench() {
 	done
 }
 
-# PART=conflicts, scaling or llvm runs one part; all by default.
+# cache_bench: `etlink conflicts WHEEL --with torch` (CACHE_WHEEL, default
+# testdata/demo/wheel) with its cache in four states, $runs rounds, every
+# state and binary once a round (interleaved): cold (an empty cache each run:
+# the library index and Python's answer learnt anew), warm (a private cache
+# this input filled), full (a cache first filled to its cap by other inputs,
+# then this input run once) and off (ETLINK_CACHE_DIR=off: nothing
+# remembered, Python asked every run). CACHE_BINS names the etlink binaries
+# to compare (default: the one built), each with caches of its own. Every
+# run's JSON must be the off run's, byte for byte (the cache is never a
+# reason for other output), and the runs that wrote the index are counted.
+cache_bench() {
+	local wheel=${CACHE_WHEEL:-testdata/demo/wheel} d=$work/cache D=/usr/lib/python3/dist-packages
+	local bins=(${CACHE_BINS:-$work/etlink}) modes=(off cold warm full) b m p j i k
+	mkdir -p "$d/fill"
+	# The other inputs: twelve peers, each needing 25 libraries of 4,000
+	# symbols (16 KB of index a library, 4.8 MB together: past the cap,
+	# elfobj.indexMax), and what some of dist-packages needs. Small
+	# entries, as a cache shared by many projects holds: the file fills the
+	# cap to within a few KB.
+	awk 'BEGIN {for (i = 0; i < 4000; i++) printf "int fill_v%d = %d;\n", i, i}' >"$d/fill.c"
+	gcc -shared -fPIC -o "$d/libfill.so" "$d/fill.c"
+	for ((p = 0; p < 12; p++)); do
+		local libs=()
+		for ((j = 0; j < 25; j++)); do
+			cp "$d/libfill.so" "$d/fill/libfill$p-$j.so"
+			patchelf --set-soname "libfill$p-$j.so" "$d/fill/libfill$p-$j.so"
+			libs+=("-l:libfill$p-$j.so")
+		done
+		echo "int fill_peer$p;" >"$d/peer$p.c"
+		gcc -shared -fPIC -o "$d/fill/peer$p.so" "$d/peer$p.c" -L"$d/fill" -Wl,--no-as-needed "${libs[@]}" -Wl,-rpath,'$ORIGIN'
+	done
+	sleep 2 # older than cachedir.Racy: the index learns them
+	run() { # run BIN MODE OUT [runstat args]: one run of the input, its JSON to OUT
+		local bin=$1 mode=$2 out=$3 dir
+		shift 3
+		case $mode in
+		off) dir=off ;;
+		*) dir=$d/$(basename "$bin")-$mode ;;
+		esac
+		[[ $mode == cold ]] && rm -rf "$dir"
+		ETLINK_CACHE_DIR=$dir "$@" "$bin" conflicts "$wheel" --with torch --format json -q --fail-on none >"$out" 2>/dev/null || true
+	}
+	for b in "${bins[@]}"; do
+		local full=$d/$(basename "$b")-full
+		for p in vtkmodules rdkit PyQt5 scipy; do
+			[[ -d $D/$p ]] && { ETLINK_CACHE_DIR=$full "$b" conflicts "$D/$p" -q --fail-on none >/dev/null 2>&1 || true; }
+		done
+		for ((p = 0; p < 12; p++)); do
+			ETLINK_CACHE_DIR=$full "$b" conflicts "$d/fill/peer$p.so" -q --fail-on none >/dev/null 2>&1 || true
+		done
+		echo "$(basename "$b"): full cache filled to $(stat -c %s "$full/symindex") bytes by other inputs"
+		for m in "${modes[@]}"; do
+			run "$b" "$m" /dev/null # warm-up; the full cache learns this input
+			: >"$d/$(basename "$b")-$m.wall" && : >"$d/$(basename "$b")-$m.cpu" && echo 0 >"$d/$(basename "$b")-$m.writes"
+		done
+	done
+	local differ=0
+	for ((i = 0; i < runs; i++)); do
+		for b in "${bins[@]}"; do
+			for m in "${modes[@]}"; do
+				k=$d/$(basename "$b")-$m
+				local index=$k/symindex before=
+				[[ -f $index ]] && before=$(stat -c %i.%Y.%y "$index")
+				run "$b" "$m" "$k.json" "$work/runstat" -o "$work/time"
+				read -r wall cpu rss <"$work/time"
+				echo "$wall" >>"$k.wall"
+				echo "$cpu" >>"$k.cpu"
+				if [[ $m != off && $m != cold && $(stat -c %i.%Y.%y "$index" 2>/dev/null) != "$before" ]]; then
+					echo $(($(cat "$k.writes") + 1)) >"$k.writes"
+				fi
+				if ! cmp -s "$k.json" "$d/$(basename "$b")-off.json" && [[ -s $d/$(basename "$b")-off.json ]]; then
+					echo "run.sh: $(basename "$b") $m: the JSON differs from the off run's" >&2
+					differ=1
+				fi
+			done
+		done
+	done
+	echo
+	echo "cache: etlink conflicts $wheel --with torch --format json, median of $runs interleaved rounds"
+	printf '%-14s %-6s %9s %9s %s\n' binary cache wall cpu "index writes"
+	for b in "${bins[@]}"; do
+		for m in "${modes[@]}"; do
+			k=$d/$(basename "$b")-$m
+			local writes=$(cat "$k.writes")
+			[[ $m == cold ]] && writes="(every run)"
+			[[ $m == off ]] && writes=-
+			printf '%-14s %-6s %8.3fs %8.3fs %s\n' "$(basename "$b")" "$m" "$(median "$k.wall")" "$(median "$k.cpu")" "$writes"
+		done
+	done
+	((differ == 0)) && echo "output: the same JSON in every mode, for every binary"
+	return $differ
+}
+
+# PART=conflicts, cache, scaling or llvm runs one part; all by default.
 case ${PART:-all} in
 conflicts) conflicts_bench ;;
+cache) cache_bench ;;
 scaling) scaling_bench ;;
 llvm) llvm_bench ;;
 all)
 	conflicts_bench
+	cache_bench
 	echo
 	scaling_bench
 	llvm_bench
 	;;
 *)
-	echo "run.sh: PART=$PART: want conflicts, scaling, llvm or all" >&2
+	echo "run.sh: PART=$PART: want conflicts, cache, scaling, llvm or all" >&2
 	exit 2
 	;;
 esac

@@ -589,6 +589,11 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	}
 	if t.opt.Index.indexable(t.opt) {
 		t.hashes = t.nameHashes(sec, data, str.tab, size, n)
+		// The symbols the next read's lookup would pick, kept whole now:
+		// the index learns a file in one run, not in two.
+		if _, ok := t.pickedSymbols(&tab, str, &vt, t.opt.Index.picksOf(t.opt, t.hashes, t.init)); !ok {
+			t.hashes, t.picked, t.err = nil, nil, nil // not learnt: read again next run
+		}
 	}
 	return out[:k:k], true
 }

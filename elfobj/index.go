@@ -50,8 +50,13 @@ type Index struct {
 	entries map[string]*indexEntry // by the library's real path
 	// links maps the paths a search reached an entry's file by, through
 	// symlinks, to its real path (Resolve).
-	links   map[string]string
+	links map[string]string
+	// changed says the run learnt something the file lacks: without it,
+	// Save writes nothing.
 	changed bool
+	// data is the file as read (a mapping): Save leaves alone a file it
+	// would write unchanged.
+	data []byte
 	// reads counts the reads the index did not answer (Reads).
 	reads atomic.Int64
 	// query is the last set of names asked, as hash sets (indexQuery): a
@@ -84,6 +89,10 @@ type indexEntry struct {
 	// symbols, without the scan of every hash.
 	recent []recentPicks
 	used   bool // asked this run: kept first when the file is trimmed
+	// rank is the entry's place in the file read (0 first; new entries
+	// are used): what the run did not use is kept in that order, the
+	// entries the last runs used ahead of older ones.
+	rank int
 }
 
 // recentPicks are the picks of one query of an entry.
@@ -190,10 +199,18 @@ const (
 	// The version changes with what an entry means, not only its layout: 8
 	// entries are learnt under the ELF structural checks, which 7 lacked.
 	indexMagic = "etlink symbol index 8\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
-	// indexMax bounds the file, which every run reads whole: about three
-	// closures the size of torch's (1.4 MB), the last run's first.
-	indexMax = 4 << 20
 )
+
+// indexMax bounds the file, which every run reads whole (at about 1 GB/s:
+// 4 ms of CPU a run at the cap). Measured on Debian 12 (2026-12-05), the
+// index one run needs: testdata/demo/wheel --with torch 1.26 MB (torch's
+// closure, 293 libraries), vtkmodules --with torch 1.90 MB, rdkit 1.23
+// MB, vtkmodules 1.04 MB, PyQt5 0.35 MB, scipy 0.14 MB; twenty packages
+// of dist-packages, eleven of them also --with torch, 3.4 MB together
+// (they share most of their closures). 4 MiB holds all of those: three
+// closures the size of torch's that share nothing, the last run's first.
+// A variable for the tests.
+var indexMax = 4 << 20
 
 // OpenIndex starts reading the index kept at path ("" for an index kept
 // only in memory), while the caller reads what comes before the closure;
@@ -206,7 +223,7 @@ func OpenIndex(path string) *Index {
 		if path == "" {
 			return
 		}
-		data, release, err := mapWhole(path, indexMax)
+		data, release, err := mapWhole(path, int64(indexMax))
 		if err != nil {
 			return
 		}
@@ -219,7 +236,7 @@ func OpenIndex(path string) *Index {
 			release()
 			return
 		}
-		x.entries, x.links = entries, links
+		x.entries, x.links, x.data = entries, links, data
 		// The entries' hashes are the mapped file's bytes: unmapped once
 		// the index is gone.
 		runtime.AddCleanup(x, func(release func()) { release() }, release)
@@ -244,10 +261,14 @@ func guarded[T any](f func() (T, bool)) (v T, ok bool) {
 	return f()
 }
 
-// Save writes the index back when this run added to it, atomically (a
-// reader sees the old file or the new one): the entries this run used,
-// then those of the other files still as they were, while the file stays
-// under indexMax. A file that cannot be written is no error: the next run
+// Save writes the index back when this run learnt something its file
+// lacks, atomically (a reader sees the old file or the new one; of two
+// runs saving at once, the last one's file stays): the entries this run
+// used, then the others whose files are still as they were, in the order
+// the file held them, while the file stays under indexMax. Nor does it
+// write a file that would come out as it was read: what the run learnt
+// did not fit under the cap, and the next run of the same inputs finds
+// the same file. A file that cannot be written is no error: the next run
 // reads the libraries again.
 func (x *Index) Save() {
 	if x == nil || x.path == "" {
@@ -259,31 +280,45 @@ func (x *Index) Save() {
 	if !x.changed {
 		return
 	}
+	data, ok := guarded(func() ([]byte, bool) { return encodeIndex(x.entries, x.kept(), x.links), true })
+	if !ok {
+		return
+	}
+	same, _ := guarded(func() (bool, bool) { return bytes.Equal(data, x.data), true })
+	if same || cachedir.WriteFile(x.path, data) == nil {
+		x.changed, x.data = false, data
+	}
+}
+
+// kept returns the entries Save writes, in the order it writes them, the
+// first kept at the cap: those this run used (by path), then those of the
+// files still as they were, as the file held them: those the latest runs
+// used ahead, those unused longest at the end, dropped first. What this
+// run did not ask about
+// is kept only while its file is as it was: an index of removed or
+// upgraded libraries would grow with every upgrade, and be read whole
+// every run. x.mu is held.
+func (x *Index) kept() []string {
 	keys := make([]string, 0, len(x.entries))
 	for k, e := range x.entries {
-		// What this run did not ask about is kept while its file is as
-		// it was: an index of removed or upgraded libraries would grow
-		// with every upgrade, and be read whole every run.
 		if id, ok := statID(k); e.used || ok && id == e.id {
 			keys = append(keys, k)
 		}
 	}
 	slices.SortFunc(keys, func(a, b string) int {
-		if ua, ub := x.entries[a].used, x.entries[b].used; ua != ub {
-			if ua {
+		ea, eb := x.entries[a], x.entries[b]
+		switch {
+		case ea.used != eb.used:
+			if ea.used {
 				return -1
 			}
 			return 1
+		case ea.used:
+			return cmp.Compare(a, b)
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(ea.rank, eb.rank)
 	})
-	data, ok := guarded(func() ([]byte, bool) { return encodeIndex(x.entries, keys, x.links), true })
-	if !ok {
-		return
-	}
-	if cachedir.WriteFile(x.path, data) == nil {
-		x.changed = false
-	}
+	return keys
 }
 
 // indexable says whether a read with opt may be answered by the index:
@@ -324,13 +359,13 @@ func (x *Index) Reads() int64 {
 	return x.reads.Load()
 }
 
-// learn remembers o, just read with the index in its options (o.Real
-// identified by id): the hashes read for it, or the symbols it picked.
-// It drops them from o.
-func (x *Index) learn(id fileID, o *Object) {
+// learn remembers o, just read with opt, the index in it (o.Real
+// identified by id): the hashes read for it and the symbols they pick, or
+// the symbols it picked. It drops them from o.
+func (x *Index) learn(id fileID, o *Object, opt Options) {
 	switch {
 	case o.nameHashes != nil:
-		x.store(o.Real, id, o, o.nameHashes)
+		x.store(o.Real, id, o, opt)
 	case o.picked != nil:
 		x.storePicked(o.Real, id, o.picked)
 	}
@@ -457,10 +492,7 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	e.used = true
 	q := x.queryFor(opt)
 	name := opt.initName(path)
-	init := uint32(0)
-	if name != "" {
-		init = symset.GNUHash(name) | 1
-	}
+	init := initHash(name)
 	picks, recent := e.recentPicks(q.digest, init)
 	x.mu.Unlock() // an entry's hashes and a query never change
 	if !recent {
@@ -489,6 +521,15 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Symbols: symbols, Partial: true,
 		writable: e.writable, relro: e.relro}
 	return o, nil, true
+}
+
+// initHash is how recentPicks holds a PyInit_ name: its hash, the low bit
+// set; 0 for none.
+func initHash(name string) uint32 {
+	if name == "" {
+		return 0
+	}
+	return symset.GNUHash(name) | 1
 }
 
 // recentPicks returns the picks of the query digest (with the PyInit_
@@ -548,11 +589,22 @@ func (x *Index) queryFor(opt Options) *indexQuery {
 	return q
 }
 
-// store remembers o, read in full from the file real (identified by id)
-// with hashes its names' GNU hashes, unless the file changed too recently
+// picksOf returns the symbols of a table of name hashes that a read with
+// opt of a file whose PyInit_ name is init picks (lookup): the first read
+// of a file keeps them whole (store), so that the next finds them.
+func (x *Index) picksOf(opt Options, hashes []byte, init string) []int {
+	x.mu.Lock()
+	q := x.queryFor(opt)
+	x.mu.Unlock()
+	return q.picks(hashes, init)
+}
+
+// store remembers o, read in full with opt from the file real (identified
+// by id): its names' GNU hashes, and the symbols they pick for opt (as a
+// lookup would pick them, picksOf), unless the file changed too recently
 // to tell a later change from this version.
-func (x *Index) store(real string, id fileID, o *Object, hashes []byte) {
-	if x == nil || id.ino == 0 || hashes == nil {
+func (x *Index) store(real string, id fileID, o *Object, opt Options) {
+	if x == nil || id.ino == 0 || o.nameHashes == nil {
 		return
 	}
 	racy := indexNow().Add(-cachedir.Racy).UnixNano()
@@ -562,16 +614,33 @@ func (x *Index) store(real string, id fileID, o *Object, hashes []byte) {
 	<-x.loaded
 	e := &indexEntry{id: id, class: uint8(o.Class), data: uint8(o.Data), typ: uint8(o.Type), machine: uint16(o.Machine),
 		executable: o.Executable, soname: o.Soname, needed: o.Needed, rpath: o.Rpath, runpath: o.Runpath,
-		writable: o.writable, relro: o.relro, hashes: hashes, used: true}
+		writable: o.writable, relro: o.relro, hashes: o.nameHashes, used: true}
+	picks := make([]int, 0, len(o.picked))
+	for _, p := range o.picked {
+		picks = append(picks, int(p.index))
+	}
+	if len(picks) > 0 {
+		e.picked = appendPicked(nil, o.picked)
+	} else {
+		picks = nil // as a lookup's picks of none
+	}
+	init := initHash(opt.initName(o.Path))
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	e.recent = []recentPicks{{x.queryFor(opt).digest, init, picks}}
 	x.entries[real] = e
 	x.changed = true
 }
 
-// encodeIndex writes the entries of keys, in that order, while the file
-// stays under indexMax, then the links to the entries written.
+// encodeIndex writes the entries of keys, in that order, each with the
+// links to it, while the file stays under indexMax. An entry and its
+// links are kept or left out together: a link left out alone would be
+// found again, and written again, by every run.
 func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string]string) []byte {
+	to := make(map[string][]string, len(keys)) // the links to each entry
+	for p, real := range links {
+		to[real] = append(to[real], p)
+	}
 	size := len(indexMagic) + 8
 	for _, k := range keys {
 		size += len(entries[k].hashes) + 256 // the hashes, and about what else an entry holds
@@ -579,76 +648,25 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 	out := append(make([]byte, 0, min(size, indexMax)), indexMagic...)
 	var n uint32
 	out = binary.LittleEndian.AppendUint32(out, 0) // the count, set below
+	var kept []string
+	linkBytes := binary.MaxVarintLen64 + 4 // their count, and the CRC after them
 	for _, k := range keys {
-		e, start := entries[k], len(out)
-		out = appendStr(out, k)
-		for _, v := range []uint64{e.id.dev, e.id.ino, uint64(e.id.size), uint64(e.id.mtime), uint64(e.id.ctime)} {
-			out = binary.LittleEndian.AppendUint64(out, v)
+		start := len(out)
+		out = appendEntry(out, k, entries[k])
+		mine := 0
+		for _, p := range to[k] {
+			mine += strSize(p) + strSize(k)
 		}
-		exe := byte(0)
-		if e.executable {
-			exe = 1
-		}
-		out = append(out, e.class, e.data, e.typ, exe)
-		out = binary.LittleEndian.AppendUint16(out, e.machine)
-		out = appendStr(out, e.soname)
-		for _, list := range [][]string{e.needed, e.rpath, e.runpath} {
-			out = binary.AppendUvarint(out, uint64(len(list)))
-			for _, s := range list {
-				out = appendStr(out, s)
-			}
-		}
-		for _, rs := range [][]addrRange{e.writable, e.relro} {
-			out = binary.AppendUvarint(out, uint64(len(rs)))
-			for _, r := range rs {
-				out = binary.AppendUvarint(out, r.start)
-				out = binary.AppendUvarint(out, r.end)
-			}
-		}
-		out = binary.AppendUvarint(out, uint64(len(e.hashes)/4))
-		out = append(out, e.hashes...)
-		picked := e.picked
-		if picked == nil { // none picked yet: an empty block
-			picked = appendPicked(nil, nil)
-		}
-		out = appendBytes(out, picked)
-		out = append(out, byte(len(e.recent)))
-		for _, r := range e.recent {
-			out = binary.LittleEndian.AppendUint64(out, r.query[0])
-			out = binary.LittleEndian.AppendUint64(out, r.query[1])
-			out = binary.LittleEndian.AppendUint32(out, r.init)
-			out = binary.AppendUvarint(out, uint64(len(r.picks)))
-			prev := -1
-			for _, p := range r.picks {
-				out = binary.AppendUvarint(out, uint64(p-prev)) // ascending: the gaps
-				prev = p
-			}
-		}
-		if len(out)+4 > indexMax {
+		if len(out)+linkBytes+mine > indexMax {
 			out = out[:start] // this one and the rest do not fit
 			break
 		}
+		linkBytes += mine
+		kept = append(kept, to[k]...)
 		n++
 	}
 	binary.LittleEndian.PutUint32(out[len(indexMagic):], n)
-	written := make(map[string]bool, n)
-	for _, k := range keys[:n] {
-		written[k] = true
-	}
-	var kept []string
-	for p, real := range links {
-		if written[real] {
-			kept = append(kept, p)
-		}
-	}
 	slices.Sort(kept)
-	room := indexMax - 4 - len(out) - binary.MaxVarintLen64
-	for i, p := range kept {
-		if room -= len(p) + len(links[p]) + 2*binary.MaxVarintLen64; room < 0 {
-			kept = kept[:i] // the links past the cap are found again
-			break
-		}
-	}
 	out = binary.AppendUvarint(out, uint64(len(kept)))
 	for _, p := range kept {
 		out = appendStr(appendStr(out, p), links[p])
@@ -658,6 +676,60 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 	// Castagnoli tables for SSE 4.2 when a program starts (0.3 ms of every
 	// etlink command, measured).
 	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
+}
+
+// appendEntry appends the entry e of the file k as the index holds it.
+func appendEntry(out []byte, k string, e *indexEntry) []byte {
+	out = appendStr(out, k)
+	for _, v := range []uint64{e.id.dev, e.id.ino, uint64(e.id.size), uint64(e.id.mtime), uint64(e.id.ctime)} {
+		out = binary.LittleEndian.AppendUint64(out, v)
+	}
+	exe := byte(0)
+	if e.executable {
+		exe = 1
+	}
+	out = append(out, e.class, e.data, e.typ, exe)
+	out = binary.LittleEndian.AppendUint16(out, e.machine)
+	out = appendStr(out, e.soname)
+	for _, list := range [][]string{e.needed, e.rpath, e.runpath} {
+		out = binary.AppendUvarint(out, uint64(len(list)))
+		for _, s := range list {
+			out = appendStr(out, s)
+		}
+	}
+	for _, rs := range [][]addrRange{e.writable, e.relro} {
+		out = binary.AppendUvarint(out, uint64(len(rs)))
+		for _, r := range rs {
+			out = binary.AppendUvarint(out, r.start)
+			out = binary.AppendUvarint(out, r.end)
+		}
+	}
+	out = binary.AppendUvarint(out, uint64(len(e.hashes)/4))
+	out = append(out, e.hashes...)
+	picked := e.picked
+	if picked == nil { // none picked yet: an empty block
+		picked = appendPicked(nil, nil)
+	}
+	out = appendBytes(out, picked)
+	out = append(out, byte(len(e.recent)))
+	for _, r := range e.recent {
+		out = binary.LittleEndian.AppendUint64(out, r.query[0])
+		out = binary.LittleEndian.AppendUint64(out, r.query[1])
+		out = binary.LittleEndian.AppendUint32(out, r.init)
+		out = binary.AppendUvarint(out, uint64(len(r.picks)))
+		prev := -1
+		for _, p := range r.picks {
+			out = binary.AppendUvarint(out, uint64(p-prev)) // ascending: the gaps
+			prev = p
+		}
+	}
+	return out
+}
+
+// strSize is how many bytes appendStr appends for s.
+func strSize(s string) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], uint64(len(s))) + len(s)
 }
 
 var errIndex = errors.New("damaged index")
@@ -811,9 +883,9 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 	d := indexDecoder{b: body[len(indexMagic)+4:]}
 	n := binary.LittleEndian.Uint32(data[len(indexMagic):])
 	entries = make(map[string]*indexEntry, min(n, 1<<16))
-	for range n {
+	for i := range n {
 		k := d.str()
-		e := &indexEntry{}
+		e := &indexEntry{rank: int(i)}
 		e.id = fileID{d.u64(), d.u64(), int64(d.u64()), int64(d.u64()), int64(d.u64())}
 		h := d.take(6)
 		if h != nil {

@@ -294,28 +294,33 @@ func TestIndexFile(t *testing.T) {
 // reads it is a miss, not a crash: the library is read, and learnt again.
 func TestIndexFileCutShortWhileMapped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "symindex")
-	m, opt, want := savedLibm(t, path)
+	m, opt, _ := savedLibm(t, path)
+	var want *Object
+	var err error
 	y := OpenIndex(path)
-	// Asked with other names first: the picks of opt's are not known yet
-	// (recentPicks), so the lookup below scans the mapped hashes.
-	other := opt
-	other.Only = &symset.Set{}
-	other.Only.Add("etlink_another_name")
-	if _, _, known := y.lookup(m, realPath(m), fileIDOf(t, m), other); !known {
+	if _, _, known := y.lookup(m, realPath(m), fileIDOf(t, m), opt); !known {
 		t.Fatal("the saved index does not know libm")
 	}
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, known := y.lookup(m, realPath(m), fileIDOf(t, m), opt); known {
+	// Asked with other names: their picks are not known (recentPicks), so
+	// the lookup scans the mapped hashes.
+	other := opt
+	other.Only = &symset.Set{}
+	other.Only.Add("etlink_another_name")
+	if _, _, known := y.lookup(m, realPath(m), fileIDOf(t, m), other); known {
 		t.Error("answered from a file cut short")
 	}
-	opt.Index = y
-	if got, err := OpenFile(m, "", opt); err != nil || !reflect.DeepEqual(got, want) {
+	if want, err = OpenFile(m, "", other); err != nil {
+		t.Fatal(err)
+	}
+	other.Index = y
+	if got, err := OpenFile(m, "", other); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("read with the index cut short: %+v, %v; want %+v", got, err, want)
 	}
 	y.Save() // libm, read again, is learnt again
-	if _, _, known := OpenIndex(path).lookup(m, realPath(m), fileIDOf(t, m), opt); !known {
+	if _, _, known := OpenIndex(path).lookup(m, realPath(m), fileIDOf(t, m), other); !known {
 		t.Error("the index saved after the read does not know libm")
 	}
 }
@@ -382,8 +387,10 @@ func TestPicksReadOfAFileCutShort(t *testing.T) {
 	if err != nil || len(want.Symbols) == 0 {
 		t.Fatalf("a whole read: %v, %v", want, err)
 	}
-	x := OpenIndex("")
-	if _, err := OpenFile(lib, "", Options{Only: names, Index: x}); err != nil {
+	// Learnt for other names: the index picks these, and holds none of them.
+	x, other := OpenIndex(""), &symset.Set{}
+	other.Add("etlink_no_such_symbol")
+	if _, err := OpenFile(lib, "", Options{Only: other, Index: x}); err != nil {
 		t.Fatal(err)
 	}
 	_, picks, known := x.lookup(lib, realPath(lib), fileIDOf(t, lib), Options{Only: names})
@@ -479,25 +486,31 @@ func TestIndexForgetsWhatIsGone(t *testing.T) {
 }
 
 // TestIndexCapped: entries past indexMax are left out of the file, those
-// first in the order given (the run's own) kept, and the file stays one
-// that decodes.
+// first in the order given (the run's own) kept, each with every link to
+// it or not at all (a link left out alone would be found, and the file
+// written, again by every run), and the file stays one that decodes.
 func TestIndexCapped(t *testing.T) {
-	big := func() *indexEntry { return &indexEntry{hashes: make([]byte, indexMax/2)} }
-	entries := map[string]*indexEntry{"/a": big(), "/b": big(), "/c": {hashes: []byte{1, 0, 0, 0}}}
-	links := map[string]string{"/l/a": "/a", "/l/b": "/b", "/l/big": "/a"}
-	for range 5000 { // 2.5 MB of links, past what the cap leaves
-		links[strings.Repeat("/long", 100)+strconv.Itoa(len(links))] = "/a"
+	big := func() *indexEntry { return &indexEntry{hashes: make([]byte, indexMax/4)} }
+	entries := map[string]*indexEntry{"/a": big(), "/b": big(), "/c": big(), "/d": {hashes: []byte{1, 0, 0, 0}}}
+	links := map[string]string{"/l/a": "/a", "/l/c": "/c", "/l/d": "/d"}
+	for range 5000 { // 2.5 MB of links to /b: with it, past the cap
+		links[strings.Repeat("/long", 100)+strconv.Itoa(len(links))] = "/b"
 	}
-	data := encodeIndex(entries, []string{"/a", "/b", "/c"}, links)
+	data := encodeIndex(entries, []string{"/a", "/b", "/c", "/d"}, links)
 	if len(data) > indexMax {
 		t.Errorf("%d bytes, over indexMax", len(data))
 	}
 	got, gotLinks, ok := decodeIndex(data)
 	if !ok || len(got) != 1 || got["/a"] == nil {
-		t.Errorf("decoded %d entries (ok %v), want /a alone", len(got), ok)
+		t.Errorf("decoded %d entries (ok %v), want /a alone: /b with its links does not fit, nor what comes after it", len(got), ok)
 	}
-	if gotLinks["/l/a"] != "/a" || gotLinks["/l/b"] != "" || len(gotLinks) >= len(links)-1 {
-		t.Errorf("decoded %d links, /l/a to %q, /l/b to %q: want the links to /a that fit, /l/a among them", len(gotLinks), gotLinks["/l/a"], gotLinks["/l/b"])
+	if len(gotLinks) != 1 || gotLinks["/l/a"] != "/a" {
+		t.Errorf("decoded the links %d links, want /l/a alone", len(gotLinks))
+	}
+	delete(entries, "/b")
+	got, gotLinks, ok = decodeIndex(encodeIndex(entries, []string{"/a", "/c", "/d"}, links))
+	if !ok || len(got) != 3 || len(gotLinks) != 3 {
+		t.Errorf("without /b: %d entries, %d links (ok %v), want all three with their links", len(got), len(gotLinks), ok)
 	}
 }
 

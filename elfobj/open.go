@@ -391,7 +391,7 @@ func readInput(in input, opt Options) (res result) {
 			return result{errs: []error{err}}
 		}
 		o.Real = in.real
-		x.learn(id, o)
+		x.learn(id, o, opt)
 		return result{objs: []*Object{o}}
 	case isAr:
 		a, err := ReadArchive(in.path, f, size)
@@ -598,7 +598,7 @@ func openFile(path, real string, fi fs.FileInfo, opt Options) (*Object, error) {
 	if o.Real = real; real == "" {
 		o.Real = realPath(path)
 	}
-	asked.Index.learn(id, o)
+	asked.Index.learn(id, o, asked)
 	return o, nil
 }
 
