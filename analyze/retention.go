@@ -385,7 +385,7 @@ func (f *LinkFacts) ProjectBuilt(in linkline.Input) bool {
 // does not exist yet (a tree configured and not built, or not fully): what
 // it registers cannot be read, so nothing is decided about it.
 func (f *LinkFacts) NotBuilt(in linkline.Input) bool {
-	if in.Implicit || !f.ProjectBuilt(in) {
+	if in.Implicit {
 		return false
 	}
 	p := in.Path
@@ -395,8 +395,10 @@ func (f *LinkFacts) NotBuilt(in linkline.Input) bool {
 	if strings.HasPrefix(p, "-") {
 		return in.Target != "" // a target's -l the link could not find
 	}
+	// The file first: a built tree's inputs all exist, and ProjectBuilt
+	// resolves symbolic links.
 	_, err := os.Stat(abs(f.Link.Dir, p))
-	return errors.Is(err, fs.ErrNotExist)
+	return errors.Is(err, fs.ErrNotExist) && f.ProjectBuilt(in)
 }
 
 // loaded returns the load-set object that is the same file as o (the loader
