@@ -22,6 +22,10 @@ type LinkInputs struct {
 	Maps  []*linkmap.Map
 	// Sources says, per input path, what was read from it (for notes).
 	Sources map[string]string
+	// Stale are the File API replies older than their CMake sources, and
+	// staleOf the one each link was read from.
+	Stale   []*StaleReply
+	staleOf map[*linkline.Link]*StaleReply
 	// mapOpt is what retention asks of a map: which inputs were loaded,
 	// extracted and kept, and why; never its symbol list.
 	mapOpt linkmap.Options
@@ -35,7 +39,7 @@ type LinkInputs struct {
 // and the others are still read. ELF files are not links: the engine finds
 // each link's output itself.
 func CollectLinks(paths []string, opt linkline.Options) (*LinkInputs, []error) {
-	in := &LinkInputs{Sources: map[string]string{}, mapOpt: linkmap.Options{NoSymbols: true, Budget: opt.Budget}}
+	in := &LinkInputs{Sources: map[string]string{}, staleOf: map[*linkline.Link]*StaleReply{}, mapOpt: linkmap.Options{NoSymbols: true, Budget: opt.Budget}}
 	var errs []error
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -74,6 +78,11 @@ func (in *LinkInputs) dir(dir string, opt linkline.Options) []error {
 			if len(alt) > 0 {
 				in.Sources[dir] = fmt.Sprintf("%s: the File API reply gave no link (%v)", what, errs[0])
 				links, errs = alt, altErrs
+			}
+		} else if st := staleReply(dir, links); st != nil {
+			in.Stale = append(in.Stale, st)
+			for _, l := range links {
+				in.staleOf[l] = st
 			}
 		}
 	} else {

@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,8 +52,11 @@ type LinkFacts struct {
 	// objects when it is not built), CMake made it with a Python module
 	// helper, or it is named like one.
 	Extension string
-	process   *Process
-	r         *Retention
+	// Stale is the File API reply the link was read from when it is older
+	// than the CMake sources: its CMakeLists.txt lines are unverified.
+	Stale   *StaleReply
+	process *Process
+	r       *Retention
 	// callees is what the link knows of initializers' callees; units the
 	// registering objects on the line.
 	callees Callees
@@ -374,6 +379,26 @@ func (f *LinkFacts) ProjectBuilt(in linkline.Input) bool {
 	dir := realPath(f.Link.Dir)
 	p := realPath(abs(f.Link.Dir, in.Path))
 	return filepath.IsAbs(dir) && dir != "/" && strings.HasPrefix(p, dir+"/")
+}
+
+// NotBuilt reports whether an input is one the project builds whose file
+// does not exist yet (a tree configured and not built, or not fully): what
+// it registers cannot be read, so nothing is decided about it.
+func (f *LinkFacts) NotBuilt(in linkline.Input) bool {
+	if in.Implicit {
+		return false
+	}
+	p := in.Path
+	if p == "" { // not found: the path as written
+		p = in.Arg
+	}
+	if strings.HasPrefix(p, "-") {
+		return in.Target != "" // a target's -l the link could not find
+	}
+	// The file first: a built tree's inputs all exist, and ProjectBuilt
+	// resolves symbolic links.
+	_, err := os.Stat(abs(f.Link.Dir, p))
+	return errors.Is(err, fs.ErrNotExist) && f.ProjectBuilt(in)
 }
 
 // loaded returns the load-set object that is the same file as o (the loader

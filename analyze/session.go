@@ -565,6 +565,7 @@ func OpenLinks(paths []string, opt linkline.Options, patterns *Patterns, log Log
 	defer engine.Close()
 	engine.Produces(in.Links)
 	var facts []*LinkFacts
+	var notBuilt []string
 	unbuilt, unread := 0, 0
 	for _, l := range in.Links {
 		m, err := in.MapFor(l)
@@ -572,6 +573,7 @@ func OpenLinks(paths []string, opt linkline.Options, patterns *Patterns, log Log
 			failed(err)
 		}
 		f := engine.Analyze(l, m)
+		f.Stale = in.staleOf[l]
 		if f.Output == nil {
 			unbuilt++
 		}
@@ -582,17 +584,35 @@ func OpenLinks(paths []string, opt linkline.Options, patterns *Patterns, log Log
 			}
 			failed(err)
 		}
+		for _, x := range l.Inputs {
+			if name := filepath.Base(x.Arg); f.NotBuilt(x) && !slices.Contains(notBuilt, name) {
+				notBuilt = append(notBuilt, name)
+			}
+		}
 		facts = append(facts, f)
 	}
 	log.Notef("%d links, %d maps", len(in.Links), len(in.Maps))
+	for _, st := range in.Stale {
+		log.Notef("%s: the CMake File API reply is older than the sources it came from (%s); the CMakeLists.txt lines taken from it are unverified: re-run cmake", st.BuildDir, st.Summary())
+	}
 	if unbuilt > 0 {
 		log.Notef("%d of the %d links have no output yet: nothing was observed for them; their fates are predicted from the inputs and the linkers' rules", unbuilt, len(in.Links))
 	}
-	if unread > 0 {
+	if len(notBuilt) > 0 {
+		log.Notef("%d inputs the project builds are not built yet (%s): what they register cannot be read, so nothing is decided for them; build the tree, then run etlink again", len(notBuilt), sample(notBuilt))
+	} else if unread > 0 {
 		log.Notef("%d inputs of those links do not exist (not built?): nothing is predicted from them either; build the tree for a full answer", unread)
 	}
 	if len(in.Links) == 0 && len(in.Maps) > 0 {
 		log.Notef("maps but no link line: a map does not say which libraries were under --as-needed (gold, lld and mold do not even name those they dropped), so ET101 cannot be decided from maps alone; give the build directory, build.ninja or link.txt too")
 	}
 	return facts, inputs
+}
+
+// sample names the first three of names, and how many more there are.
+func sample(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }

@@ -10,7 +10,8 @@
 //	  "inputs": [{"path": "...", "error": "..."}],   // error only for inputs that failed
 //	  "findings": [Finding...],
 //	  "summary": {"error": N, "warning": N, "note": N},
-//	  "platforms": [Platform...]                      // check: the manylinux verdict per architecture
+//	  "platforms": [Platform...],                     // check: the manylinux verdict per architecture
+//	  "config": {"path": "...", "found_by": "flag|search|none", "searched": ["from", "up to"]}
 //	}
 //
 // and a Finding is
@@ -22,7 +23,7 @@
 //	  "message": "...",
 //	  "evidence": [{"text": "...", "file": "...", "line": 0, "symbol": "..."}],
 //	  "fix": "...",
-//	  "location": {"file": "...", "line": 0},
+//	  "location": {"file": "...", "line": 0, "unverified": true}, // unverified: a line from a stale configure
 //	  "fingerprint": "...",
 //	  "details": {...}                                 // rule-specific, documented by the rule
 //	}
@@ -106,6 +107,10 @@ type Step struct {
 type Location struct {
 	File string `json:"file"`
 	Line int    `json:"line,omitempty"`
+	// Unverified is set when Line was not read from File as it is now: a
+	// CMake File API reply older than File (a stale configure), or a line
+	// past File's end.
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // Finding is one problem a rule found.
@@ -150,6 +155,19 @@ type Report struct {
 	// Platforms says, for check, which platform tag the package's objects
 	// of each architecture are consistent with.
 	Platforms []Platform `json:"platforms,omitempty"`
+	// Config names the configuration the run read, or that it read none;
+	// absent for a command that reads none.
+	Config *ConfigSource `json:"config,omitempty"`
+}
+
+// ConfigSource says which configuration a run used and how it was found.
+type ConfigSource struct {
+	Path string `json:"path,omitempty"` // "" when none was found
+	// FoundBy is "flag" (--config), "search" or "none".
+	FoundBy string `json:"found_by"`
+	// Searched are the first and last directories searched (FoundBy
+	// "search" or "none").
+	Searched []string `json:"searched,omitempty"`
 }
 
 // Platform is the manylinux or musllinux verdict on a package's objects of
@@ -245,6 +263,10 @@ func (f *Finding) WriteJSON(w *jsonw.Writer) {
 		w.Open('{')
 		w.Field("file", l.File)
 		omitZero(w, "line", l.Line)
+		if l.Unverified {
+			w.Key("unverified")
+			w.Any(true)
+		}
 		w.Close('}')
 	}
 	w.Field("fingerprint", f.Fingerprint)

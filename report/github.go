@@ -116,16 +116,14 @@ func (l locator) annotation(f *finding.Finding, verbose bool) annotation {
 		file, inner := container(f.Location.File)
 		if rel, ok := l.rel(file); ok {
 			a.file = rel
-			if inner == "" {
+			if inner == "" && !f.Location.Unverified {
 				a.line = f.Location.Line
 			}
 		}
 		if a.file == "" || inner != "" {
-			where := l.display(f.Location.File)
-			if f.Location.Line > 0 {
-				where += ":" + strconv.Itoa(f.Location.Line)
-			}
-			a.message += " (at " + where + ")"
+			a.message += " (at " + location(f, l) + ")"
+		} else {
+			a.message += unverifiedLine(f.Location)
 		}
 		if subject != f.Location.File {
 			a.message = withObject(a.message, l.display(subject))

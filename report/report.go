@@ -8,6 +8,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/etlink/etlink/finding"
@@ -81,9 +82,26 @@ func location(f *finding.Finding, loc locator) string {
 	}
 	p := loc.display(f.Location.File)
 	if f.Location.Line > 0 {
-		return fmt.Sprintf("%s:%d", p, f.Location.Line)
+		p = fmt.Sprintf("%s:%d", p, f.Location.Line)
+	}
+	if f.Location.Unverified {
+		p += " " + staleLine
 	}
 	return p
+}
+
+// staleLine follows a line a finding could not verify (finding.Location's
+// Unverified): SARIF and GitHub, which would place it, name it in the
+// message instead (unverifiedLine).
+const staleLine = "(line from a stale configure)"
+
+// unverifiedLine is what a SARIF result or GitHub annotation says of an
+// unverified line it does not place: "" for a line it may place.
+func unverifiedLine(l *finding.Location) string {
+	if !l.Unverified || l.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s:%d: line from a stale configure)", filepath.Base(l.File), l.Line)
 }
 
 // noFindings says that nothing was found, and in what: "no findings" is

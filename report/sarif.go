@@ -257,13 +257,18 @@ func (l locator) result(f *finding.Finding, ruleIndex int) sarifResult {
 	case f.Location != nil && f.Location.File != "":
 		// A source line (CMakeLists.txt, a map) is where the reviewer acts;
 		// the object it concerns is related, unless the evidence has it.
-		res.Locations = []sarifLocation{l.location(f.Location.File, f.Location.Line, "")}
+		line := f.Location.Line
+		if f.Location.Unverified {
+			line = 0 // a region past the file's end, or at another command
+		}
+		res.Locations = []sarifLocation{l.location(f.Location.File, line, "")}
 		if subject != "" {
 			if !seen[locationKey(l.location(subject, 0, ""))] {
 				related = append([]sarifLocation{l.location(subject, 0, "subject: "+l.display(subject))}, related...)
 			}
 			res.Message.Text = withObject(f.Message, l.display(subject))
 		}
+		res.Message.Text += VisibleLines(unverifiedLine(f.Location))
 	case subject != "":
 		res.Locations = []sarifLocation{l.location(subject, 0, "")}
 		if inner != "" {

@@ -2,7 +2,9 @@ package rules
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -12,9 +14,12 @@ import (
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/demangle"
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/reporoot"
 )
 
-// Config is the user's etlink.toml.
+// Config is the user's etlink.toml, or the [tool.etlink] table of a
+// pyproject.toml (the same keys). No key names a path; one that does must
+// resolve a relative path against the directory of Path.
 //
 //	# Extra component patterns: "prefix_" matches raw names, "ns::" namespaces.
 //	[components]
@@ -77,22 +82,122 @@ type Owner struct {
 	Symbols    []string `toml:"symbols"`
 }
 
-// LoadConfig reads an etlink.toml.
+// LoadConfig reads an etlink.toml, or the [tool.etlink] table of a
+// pyproject.toml (the same keys).
 func LoadConfig(file string) (*Config, error) {
 	var c Config
 	data, err := datafile.ReadFile(file, datafile.SmallText)
 	if err != nil {
 		return nil, err
 	}
-	md, err := toml.Decode(string(data), &c)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	if keys := md.Undecoded(); len(keys) > 0 {
-		return nil, fmt.Errorf("%s: unknown key %q", file, keys[0].String())
+	if err := decodeConfig(file, string(data), &c); err != nil {
+		return nil, err
 	}
 	c.Path = file
 	return &c, c.validate(file)
+}
+
+// decodeConfig decodes an etlink.toml, or a pyproject.toml's [tool.etlink]
+// table, into c; a key etlink does not know is an error (a misspelt key
+// would otherwise configure nothing without a word).
+func decodeConfig(file, data string, c *Config) error {
+	if !isPyproject(file) {
+		md, err := toml.Decode(data, c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		return unknownKey(file, md.Undecoded(), "")
+	}
+	var py struct {
+		Tool struct {
+			Etlink toml.Primitive `toml:"etlink"`
+		} `toml:"tool"`
+	}
+	md, err := toml.Decode(data, &py)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if !md.IsDefined("tool", "etlink") {
+		return fmt.Errorf("%s: no [tool.etlink] table", file)
+	}
+	if err := md.PrimitiveDecode(py.Tool.Etlink, c); err != nil {
+		return fmt.Errorf("%s: [tool.etlink] %w", file, err)
+	}
+	return unknownKey(file, md.Undecoded(), "tool.etlink.")
+}
+
+// unknownKey reports the first undecoded key under prefix (a pyproject's
+// other tools' tables are not etlink's to judge).
+func unknownKey(file string, keys []toml.Key, prefix string) error {
+	for _, k := range keys {
+		if name := k.String(); strings.HasPrefix(name, prefix) {
+			return fmt.Errorf("%s: unknown key %q", file, strings.TrimPrefix(name, prefix))
+		}
+	}
+	return nil
+}
+
+func isPyproject(file string) bool { return filepath.Base(file) == "pyproject.toml" }
+
+// FindConfig returns the configuration nearest dir: in dir, then each
+// parent up to and including top, the first etlink.toml, or pyproject.toml
+// with a [tool.etlink] table (etlink.toml first in one directory); "" when
+// there is none. A pyproject.toml that is not TOML is an error: whether it
+// configures etlink cannot be told.
+func FindConfig(dir, top string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if f := filepath.Join(d, "etlink.toml"); isFile(f) {
+			return f, nil
+		}
+		if f := filepath.Join(d, "pyproject.toml"); isFile(f) {
+			ok, err := configuresEtlink(f)
+			if err != nil || ok {
+				return f, err
+			}
+		}
+		if d == top || filepath.Dir(d) == d {
+			return "", nil
+		}
+	}
+}
+
+// ConfigTop is where FindConfig stops for dir (absolute): the root of the
+// repository holding it (its .git; git is never run), else the home
+// directory when dir is below it, else the filesystem root. A file above
+// a checkout belongs to no project of it, and neither does one above $HOME.
+func ConfigTop(dir string) string {
+	if root := reporoot.Find(dir); root != "" {
+		return root
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "/" && within(dir, home) {
+		return filepath.Clean(home)
+	}
+	return string(filepath.Separator)
+}
+
+// within reports whether p is dir or below it (both absolute and clean).
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// configuresEtlink reports whether a pyproject.toml has a [tool.etlink] table.
+func configuresEtlink(file string) (bool, error) {
+	data, err := datafile.ReadFile(file, datafile.SmallText)
+	if err != nil {
+		return false, err
+	}
+	var doc map[string]any
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w (looking for a [tool.etlink] table)", file, err)
+	}
+	return md.IsDefined("tool", "etlink"), nil
 }
 
 func (c *Config) validate(file string) error {

@@ -68,7 +68,7 @@ type Context struct {
 
 // All returns the catalogue in ID order.
 func All() []*Rule {
-	all := []*Rule{ET001, ET002, ET003, ET101, ET102, ET103, ET104, ET201, ET202, ET203, ET204, ET301, ET302, ET401, ET402, ET403, ET404, ET405, ET406, ET407}
+	all := []*Rule{ET001, ET002, ET003, ET004, ET101, ET102, ET103, ET104, ET201, ET202, ET203, ET204, ET301, ET302, ET401, ET402, ET403, ET404, ET405, ET406, ET407}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }
@@ -89,7 +89,8 @@ func ByID(id string) *Rule {
 // the findings they cover: with ctx.Suppressions (lint, which parsed the
 // project) malformed (ET001) and unused (ET002) directives are reported
 // too; without, the directives of the CMake files findings point at still
-// apply.
+// apply. Lines from a stale or contradicted File API reply are marked
+// unverified (markUnverified).
 func Run(ctx *Context, rules []*Rule) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range rules {
@@ -106,6 +107,7 @@ func Run(ctx *Context, rules []*Rule) []finding.Finding {
 	} else {
 		out = suppress(out, suppressionsAt(out))
 	}
+	markUnverified(out, ctx.Retention)
 	wd, _ := os.Getwd()
 	roots := absRoots(ctx.Roots)
 	each(len(out), func(i int, _ []finding.Finding) []finding.Finding {

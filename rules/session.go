@@ -12,7 +12,7 @@ var (
 	// ConflictsRules read a session's Build.
 	ConflictsRules = []*Rule{ET301, ET302}
 	// RetentionRules read LinkFacts.
-	RetentionRules = []*Rule{ET003, ET101, ET102, ET103, ET104, ET201}
+	RetentionRules = []*Rule{ET003, ET004, ET101, ET102, ET103, ET104, ET201}
 	// LintRules read the CMake project (RunLint adds RetentionRules for a
 	// build directory's links).
 	LintRules = []*Rule{ET202, ET204}

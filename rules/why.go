@@ -23,10 +23,13 @@ type Chain struct {
 	// Lost is set when what the unit registers is missing at run time.
 	Lost bool `json:"lost"`
 	// Twice is set when the unit also registers from another copy (ET104).
-	Twice   bool           `json:"twice,omitempty"`
-	Steps   []finding.Step `json:"steps"`
-	Verdict string         `json:"verdict"`
-	Fix     string         `json:"fix,omitempty"`
+	Twice bool `json:"twice,omitempty"`
+	// NotBuilt is set when the input is one the project builds and its
+	// file does not exist yet: nothing is known of what it registers.
+	NotBuilt bool           `json:"not_built,omitempty"`
+	Steps    []finding.Step `json:"steps"`
+	Verdict  string         `json:"verdict"`
+	Fix      string         `json:"fix,omitempty"`
 }
 
 // Why explains what happened to every library, archive member or
@@ -40,29 +43,50 @@ func Why(facts []*analyze.LinkFacts, name, in string, cfg *Config) []Chain {
 		if in != "" && !contains(consumer, in) && !contains(filepath.Base(f.Link.Output), in) {
 			continue
 		}
-		explained := map[int]bool{}
-		for _, lf := range f.Libraries {
-			if matchesLib(lf, name) {
-				out = append(out, libraryChain(f, lf, cfg))
-				for _, x := range f.Link.Inputs {
-					if x.Index == lf.Input.Index || x.Kind == linkline.KindShared && namesFile(f, x, lf.Object.Path) {
-						explained[x.Index] = true // one file, however spelled: one answer
-					}
+		out = append(out, staleSteps(whyIn(f, name, cfg), f)...)
+	}
+	return out
+}
+
+// whyIn is Why for the link of one consumer.
+func whyIn(f *analyze.LinkFacts, name string, cfg *Config) []Chain {
+	var out []Chain
+	explained := map[int]bool{}
+	for _, lf := range f.Libraries {
+		if matchesLib(lf, name) {
+			out = append(out, libraryChain(f, lf, cfg))
+			for _, x := range f.Link.Inputs {
+				if x.Index == lf.Input.Index || x.Kind == linkline.KindShared && namesFile(f, x, lf.Object.Path) {
+					explained[x.Index] = true // one file, however spelled: one answer
 				}
 			}
 		}
-		for _, mf := range f.Members {
-			if matchesMember(mf, name) {
-				out = append(out, memberChain(f, mf, cfg))
-			}
+	}
+	for _, mf := range f.Members {
+		if matchesMember(mf, name) {
+			out = append(out, memberChain(f, mf, cfg))
 		}
-		for _, x := range f.Link.Inputs {
-			if !explained[x.Index] && (!x.Implicit && contains(x.Arg, name) || contains(filepath.Base(x.Path), name)) && !memberOf(f, x) {
-				out = append(out, plainChain(f, x))
-			}
+	}
+	for _, x := range f.Link.Inputs {
+		if !explained[x.Index] && (!x.Implicit && contains(x.Arg, name) || contains(filepath.Base(x.Path), name)) && !memberOf(f, x) {
+			out = append(out, plainChain(f, x))
 		}
 	}
 	return out
+}
+
+// staleSteps add to the chains of a link read from a stale File API reply
+// (ET004) that the CMakeLists.txt lines they name are unverified.
+func staleSteps(chains []Chain, f *analyze.LinkFacts) []Chain {
+	if f.Stale == nil {
+		return chains
+	}
+	for i := range chains {
+		chains[i].Steps = append(chains[i].Steps, finding.Step{
+			Text: fmt.Sprintf("the CMakeLists.txt lines above are from a stale configure: %s (ET004); re-run cmake", f.Stale.Summary()),
+			File: f.Stale.Changed})
+	}
+	return chains
 }
 
 func contains(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
@@ -261,6 +285,9 @@ func plainChain(f *analyze.LinkFacts, x linkline.Input) Chain {
 		c.Subject = x.Path
 	}
 	c.Steps = append(c.Steps, linkStep(f), inputStep(x, f.Link))
+	if f.NotBuilt(x) {
+		return notBuiltChain(c, f, x)
+	}
 	fate := ""
 	switch x.Kind {
 	case linkline.KindShared:
@@ -288,6 +315,32 @@ func plainChain(f *analyze.LinkFacts, x linkline.Input) Chain {
 	}
 	c.Verdict = fate + "etlink found no registration in its static initializers, so its fate loses none; " +
 		"if it registers in a way etlink does not see, add the registry to etlink.toml [registration] patterns"
+	return c
+}
+
+// notBuiltChain answers for an input the project has not built yet: its
+// static initializers cannot be read, so neither what it registers nor
+// whether the link keeps it is known.
+func notBuiltChain(c Chain, f *analyze.LinkFacts, x linkline.Input) Chain {
+	c.NotBuilt = true
+	switch x.Kind {
+	case linkline.KindShared:
+		c.Kind = "shared library"
+	case linkline.KindObject:
+		c.Kind = "object"
+	case linkline.KindArchive:
+		c.Kind = "archive"
+	}
+	file := x.Path
+	if file == "" {
+		file = x.Arg
+	}
+	by := ""
+	if x.Target != "" {
+		by = " (target " + x.Target + ")"
+	}
+	c.Steps = append(c.Steps, finding.Step{Text: fmt.Sprintf("%s%s does not exist yet: the build directory is configured but the project has not built it", file, by)})
+	c.Verdict = "not built yet: what its static initializers register, and so what its fate would lose, cannot be read; build the tree, then ask again"
 	return c
 }
 

@@ -85,7 +85,7 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 		a.errorf("%s: no PATH given\nRun 'etlink %s --help' for usage.", cmd, cmd)
 		return nil, nil, false
 	}
-	cfg, ok := a.config(out)
+	cfg, ok := a.config(out, paths)
 	if !ok {
 		return nil, nil, false
 	}

@@ -73,7 +73,8 @@ func runLint(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	cfg, ok := a.config(out)
+	paths := orHere(fs.Args())
+	cfg, ok := a.config(out, paths)
 	if !ok {
 		return exitError
 	}
@@ -82,7 +83,6 @@ func runLint(c *command, a *app, args []string) int {
 		a.errorf("%v", err)
 		return exitError
 	}
-	paths := orHere(fs.Args())
 	links, patterns, ok := a.linkOptions(&rf, cfg)
 	if !ok {
 		return exitError

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -32,6 +33,8 @@ type outputFlags struct {
 	verbose       bool
 	quiet         bool
 	budget        string
+	// found is the configuration the run read (loadConfig).
+	found *finding.ConfigSource
 }
 
 // findingOutput is what a command that reports findings offers.
@@ -45,7 +48,7 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 		fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at or above: error, warning, note, none")
 	}
 	if o.config {
-		fs.StringVar(&o.configFile, "config", "", "etlink.toml to read (default: ./etlink.toml when present)")
+		fs.StringVar(&o.configFile, "config", "", "the configuration to read (default: the nearest etlink.toml, or pyproject.toml with [tool.etlink], from the inputs up to the repository root)")
 	}
 	if o.findings {
 		fs.StringVar(&o.baseline, "baseline", "", "report only findings whose fingerprint is not in this baseline file")
@@ -108,9 +111,12 @@ func (o *outputFlags) check() (finding.Severity, error) {
 	return sev, nil
 }
 
-// config loads the configuration, printing the error when it cannot.
-func (a *app) config(o *outputFlags) (*rules.Config, bool) {
-	cfg, err := o.loadConfig()
+// config loads the configuration for the inputs paths (never a --with
+// peer's: the project checked is the user's), printing the error when it
+// cannot.
+func (a *app) config(o *outputFlags, paths []string) (*rules.Config, bool) {
+	cfg, err := o.loadConfig(a, paths)
+	o.sayConfig(a)
 	if err == nil && len(cfg.Budget) > 0 {
 		err = a.startBudget(o, cfg)
 	}
@@ -151,16 +157,96 @@ func orHere(paths []string) []string {
 	return paths
 }
 
-// loadConfig reads --config, or ./etlink.toml when it exists.
-func (o *outputFlags) loadConfig() (*rules.Config, error) {
-	file := o.configFile
+// loadConfig finds and reads the run's one configuration: --config, else
+// the nearest etlink.toml or pyproject.toml [tool.etlink] from the inputs'
+// common directory up (rules.FindConfig). An input that would find another
+// file is said: the run still reads one.
+func (o *outputFlags) loadConfig(a *app, paths []string) (*rules.Config, error) {
+	if o.configFile != "" {
+		o.found = &finding.ConfigSource{Path: o.configFile, FoundBy: "flag"}
+		return rules.LoadConfig(o.configFile)
+	}
+	from := commonDir(paths)
+	top := rules.ConfigTop(from)
+	file, err := rules.FindConfig(from, top)
+	if err != nil {
+		return nil, err
+	}
+	o.found = &finding.ConfigSource{Path: file, FoundBy: "search", Searched: []string{from, top}}
 	if file == "" {
-		if _, err := os.Stat("etlink.toml"); err != nil {
-			return &rules.Config{}, nil
-		}
-		file = "etlink.toml"
+		o.found.FoundBy = "none"
+	}
+	if len(paths) > 1 {
+		sayOtherConfigs(a, paths, file, from)
+	}
+	if file == "" {
+		return &rules.Config{}, nil
 	}
 	return rules.LoadConfig(file)
+}
+
+// sayConfig names the configuration a run read: under -v, or always for
+// a command without -v.
+func (o *outputFlags) sayConfig(a *app) {
+	if o.found == nil || o.findings && !o.verbose {
+		return
+	}
+	switch f := o.found; f.FoundBy {
+	case "flag":
+		a.Notef("configuration: %s (--config)", f.Path)
+	case "search":
+		a.Notef("configuration: %s (the nearest to %s)", f.Path, f.Searched[0])
+	default:
+		a.Notef("configuration: none (no etlink.toml or pyproject.toml [tool.etlink] from %s up to %s)", f.Searched[0], f.Searched[1])
+	}
+}
+
+// sayOtherConfigs names the inputs whose own nearest configuration is not
+// the one the run reads (found from their common directory, from).
+func sayOtherConfigs(a *app, paths []string, file, from string) {
+	for _, p := range paths {
+		dir := inputDir(p)
+		if other, _ := rules.FindConfig(dir, rules.ConfigTop(dir)); other != file {
+			a.Notef("%s would read %s, the inputs together read %s (the nearest to %s): --config chooses", p, orNone(other), orNone(file), from)
+		}
+	}
+}
+
+func orNone(file string) string {
+	if file == "" {
+		return "no configuration"
+	}
+	return file
+}
+
+// inputDir is the absolute directory an input stands for: itself when it
+// is a directory, else the directory holding it.
+func inputDir(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return abs
+	}
+	return filepath.Dir(abs)
+}
+
+// commonDir is the deepest directory holding every input (the current
+// directory when there is none).
+func commonDir(paths []string) string {
+	if len(paths) == 0 {
+		wd, _ := os.Getwd()
+		return wd
+	}
+	common := inputDir(paths[0])
+	for _, p := range paths[1:] {
+		d := inputDir(p)
+		for common != d && !strings.HasPrefix(d, strings.TrimSuffix(common, "/")+"/") {
+			common = filepath.Dir(common)
+		}
+	}
+	return common
 }
 
 // envelope is the head of every JSON document a command writes that is not
@@ -170,6 +256,8 @@ type envelope struct {
 	Tool          finding.Tool    `json:"tool"`
 	Command       string          `json:"command"`
 	Inputs        []finding.Input `json:"inputs"`
+	// Config is the configuration read, for a command that reads one (why).
+	Config *finding.ConfigSource `json:"config,omitempty"`
 }
 
 func newEnvelope(command string, inputs []finding.Input) envelope {
@@ -196,6 +284,7 @@ func (a *app) writeJSON(v any) int {
 func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) int {
 	r.SchemaVersion = finding.SchemaVersion
 	r.Tool = finding.Tool{Name: "etlink", Version: version}
+	r.Config = o.found
 	if o.writeBaseline != "" {
 		if err := overwritable(o.writeBaseline, r.Inputs); err != nil {
 			a.errorf("--write-baseline: %v: not overwritten", err)

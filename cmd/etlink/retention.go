@@ -100,11 +100,11 @@ func runRetention(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	cfg, ok := a.config(out)
+	paths := orHere(fs.Args())
+	cfg, ok := a.config(out, paths)
 	if !ok {
 		return exitError
 	}
-	paths := orHere(fs.Args())
 	facts, inputs, ok := a.analyzeLinks(paths, &rf, cfg)
 	if !ok {
 		return exitError

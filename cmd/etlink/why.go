@@ -21,7 +21,8 @@ NAME matches (case-insensitively, as a substring) a library's file name or SONAM
 an archive member, the link argument, or the initializer or registration function.
 Inputs are as for "etlink retention"; default: the current directory. Exit
 status 1 when what NAME registers is lost (dropped) or registered twice in
-some consumer, or when NAME is on no link line that was read; 0 when every
+some consumer, when it is not built yet (a configured tree: what it registers
+cannot be read), or when NAME is on no link line that was read; 0 when every
 consumer keeps it once.
 
 Examples:
@@ -53,11 +54,11 @@ func runWhy(c *command, a *app, args []string) int {
 		a.errorf("why: no NAME given\nRun 'etlink why --help' for usage.")
 		return exitError
 	}
-	cfg, ok := a.config(out)
+	name, paths := fs.Arg(0), orHere(fs.Args()[1:])
+	cfg, ok := a.config(out, paths)
 	if !ok {
 		return exitError
 	}
-	name, paths := fs.Arg(0), orHere(fs.Args()[1:])
 	facts, inputs, ok := a.analyzeLinks(paths, &rf, cfg)
 	if !ok {
 		return exitError
@@ -67,7 +68,9 @@ func runWhy(c *command, a *app, args []string) int {
 		if chains == nil {
 			chains = []rules.Chain{}
 		}
-		if code := a.writeJSON(whyReport{envelope: newEnvelope("why", inputs), Name: name, In: in, Chains: chains}); code != exitOK {
+		env := newEnvelope("why", inputs)
+		env.Config = out.found
+		if code := a.writeJSON(whyReport{envelope: env, Name: name, In: in, Chains: chains}); code != exitOK {
 			return code
 		}
 	} else {
@@ -80,7 +83,7 @@ func runWhy(c *command, a *app, args []string) int {
 		return exitFindings
 	}
 	for _, c := range chains {
-		if c.Lost || c.Twice {
+		if c.Lost || c.Twice || c.NotBuilt {
 			return exitFindings
 		}
 	}
