@@ -32,6 +32,9 @@ const (
 	// all Parse reads; the second the sections the section headers name,
 	// when the first did not keep them; the others the reads Parse missed.
 	maxPasses = 4
+	// smallEntry is the size up to which an entry is kept whole from the
+	// first pass: planning saves nothing worth a second inflation there.
+	smallEntry = 4 << 20
 	// maxKept is the most bytes of one entry kept at once. The largest
 	// real libraries need a fraction of it: libtorch_cpu (120 MB, 84 MB
 	// of code) keeps its first segment's 8 MB of tables, and its code

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/etlink/etlink/internal/budget"
+	"github.com/etlink/etlink/internal/testenv"
 )
 
 type zipEntry struct {
@@ -577,7 +579,7 @@ func peakHeap(f func()) uint64 {
 // from the whole image.
 func TestReadWheelMisses(t *testing.T) {
 	// Padded, so that what is kept before the section headers is padding.
-	lib := newPaddedELF(t, initLib(t), 1<<20)
+	lib := newPaddedELF(t, initLib(t), smallEntry+1<<20) // past smallEntry, planned
 	hideCode(t, lib.prefix)
 	want, err := Parse("file", "dir", lib, lib.size(), Options{Initializers: true})
 	if err != nil {
@@ -741,4 +743,50 @@ func objectDiff(a, b *Object) string {
 		out = append(out, d)
 	}
 	return strings.Join(out, "; ")
+}
+
+// TestReadWheelPatchelfed: auditwheel grafts libraries with patchelf,
+// which moves .dynstr and .gnu.hash into a segment it adds at the end of
+// the file, where no plan looks; the field's grafted libcpuinfo needed
+// more passes than allowed. Small entries are kept whole from the first
+// pass (with smallEntry 0 this library takes the last pass's fallback to
+// the whole entry, and reads as it should too).
+func TestReadWheelPatchelfed(t *testing.T) {
+	testenv.NeedTools(t, "patchelf")
+	src, err := filepath.EvalSymlinks("/usr/lib/x86_64-linux-gnu/libcpuinfo.so.0")
+	if err != nil {
+		t.Skip("libcpuinfo is not installed (libcpuinfo-dev)")
+	}
+	lib := filepath.Join(t.TempDir(), "libcpuinfo-437503c2.so.0")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lib, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("patchelf", "--set-soname", "libcpuinfo-437503c2.so.0", lib).CombinedOutput(); err != nil {
+		t.Fatalf("patchelf: %v\n%s", err, out)
+	}
+	image, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, size := bytes.NewReader(image), int64(len(image))
+	for _, opt := range []Options{{}, {References: true}, {Initializers: true}} {
+		want, err := Parse("file", "dir", r, size, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var zb bytes.Buffer
+		zw := newFastZip(&zb)
+		writeEntry(t, zw, "cpupkg.libs/libcpuinfo-437503c2.so.0", r, size)
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got, _, _ := readOne(t, zb.Bytes(), opt, size)
+		if !reflect.DeepEqual(comparable(got), comparable(want)) {
+			t.Errorf("%+v: read from the wheel, not as from the image: %s", opt, objectDiff(comparable(got), comparable(want)))
+		}
+	}
 }
