@@ -307,15 +307,11 @@ func inputList(paths []string, from []string, errs []error, log Log) ([]finding.
 		log.Notef("%v (skipped)", dangling[0])
 	case n > 1:
 		// One line for all: Debian's torch/lib holds three, said on every run.
-		names := make([]string, 0, 3)
-		for _, d := range dangling[:min(n, 3)] {
+		names := make([]string, 0, n)
+		for _, d := range dangling {
 			names = append(names, d.Path)
 		}
-		more := ""
-		if n > 3 {
-			more = fmt.Sprintf(" and %d more", n-3)
-		}
-		log.Notef("%d symbolic links lead to no file (skipped): %s%s", n, strings.Join(names, ", "), more)
+		log.Notef("%d symbolic links lead to no file (skipped): %s", n, sample(names))
 	}
 	inputs := make([]finding.Input, 0, len(paths)+len(failed))
 	for _, p := range paths {
