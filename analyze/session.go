@@ -513,9 +513,12 @@ func peerSide(opt Options, torch <-chan located, ahead <-chan peerRead, args pee
 	for _, s := range l.res.Skipped {
 		log.Notef("%s does not find torch (%s)", s.Python, s.Err)
 	}
-	how := fmt.Sprintf("in %d ms", l.res.Took.Milliseconds())
-	if l.res.Remembered {
-		how = "its answer of an earlier run, which nothing it depends on has changed since"
+	how := fmt.Sprintf("in %d ms, started because %s", l.res.Took.Milliseconds(), l.res.Started)
+	switch {
+	case l.res.Read:
+		how = "read from its files"
+	case l.res.Remembered:
+		how = "its answer of an earlier run, which nothing it depends on has changed since; started then because " + l.res.Started
 	}
 	log.Notef("torch %s at %s (via %s, %s)", l.res.Version, l.res.Dir, l.res.Python, how)
 	var r peerRead

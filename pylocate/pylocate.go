@@ -58,9 +58,13 @@ type Result struct {
 	// Skipped are interpreters tried before the one that answered.
 	Skipped []Attempt
 	// Took is how long the interpreter took to answer; Remembered is true
-	// when the answer came from an earlier run (CacheDir) instead.
+	// when the answer came from an earlier run (CacheDir) instead, Read
+	// when it was read from the interpreter's files; Started says why the
+	// interpreter had to be run (its files could not answer).
 	Took       time.Duration
 	Remembered bool
+	Read       bool
+	Started    string
 }
 
 // script locates the package exactly as `import pkg` would (the same finders
@@ -121,6 +125,8 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		asked    bool
 		took     time.Duration
 		cached   bool
+		read     bool   // answered from the interpreter's files
+		started  string // why the interpreter is run
 		key      string
 		sysPath  []string // what a fresh answer depends on; nil for a bare one, not remembered
 	}
@@ -141,6 +147,20 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		}
 		seen[p] = true
 		an.asked, an.key = true, cacheKey(pkg, p)
+		dir, exe, version, err := fromFiles(p, pkg)
+		var why *unreadable
+		if !errors.As(err, &why) {
+			an.read, an.dir, an.exe, an.version = true, dir, exe, version
+			if err == nil && dir == "" {
+				err = fmt.Errorf("No module named %q (read from its files)", pkg)
+			}
+			if err != nil {
+				an.a.Err = err.Error()
+				continue
+			}
+			break // an answer: no interpreter after it can be preferred
+		}
+		an.started = why.reason
 		if r := findRecord(an.key); r != nil {
 			an.dir, an.exe, an.version, an.a.Err, an.cached = r.Dir, r.Exe, r.Version, r.Err, true
 			if r.Err == "" {
@@ -178,7 +198,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		an := &answers[i]
 		found := an.a.Err == "" && an.asked
 		keep := an.sysPath != nil && an.a.Err != "" // a fresh failure
-		if found && !an.cached {
+		if found && !an.cached && !an.read {
 			var beside bool
 			an.version, beside = Version(an.dir, pkg)
 			if !beside && res == nil {
@@ -199,7 +219,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		case res != nil:
 		case found:
 			res = &Result{Dir: an.dir, Version: an.version, Python: an.a.Path, Executable: resolve(an.exe), Skipped: tried,
-				Took: an.took, Remembered: an.cached}
+				Took: an.took, Remembered: an.cached, Read: an.read, Started: an.started}
 		case an.a.Err != "":
 			tried = append(tried, an.a)
 		}

@@ -1,0 +1,370 @@
+package pylocate
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/etlink/etlink/datafile"
+)
+
+// searchPath is sys.path as `python -c` has it when the script runs, read
+// from files: the working directory, PYTHONPATH, the standard library, and
+// what site.py adds (the venv's and the prefixes' site directories, the
+// user's, and the .pth files in each), in the order site adds them.
+type searchPath struct {
+	l       *layout
+	pkg     string
+	flavour string // "upstream" or "debian": site.getsitepackages' form
+	entries []string
+	known   map[string]bool
+	// trusted are the interpreter's own entries (the standard library): a
+	// module found there is the interpreter's, not a package's code.
+	trusted map[string]bool
+}
+
+// sysPath reads the sys.path an import of pkg searches, or says why it
+// cannot be read from files.
+func (l *layout) sysPath(pkg string) ([]string, error) {
+	flavour, err := siteFlavour(filepath.Join(l.stdlib(), "site.py"))
+	if err != nil {
+		return nil, err
+	}
+	s := &searchPath{l: l, pkg: pkg, flavour: flavour, known: map[string]bool{}, trusted: map[string]bool{}}
+	if os.Getenv("PYTHONSAFEPATH") == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, cannot("the working directory (sys.path[0]): %v", err)
+		}
+		s.entries = append(s.entries, wd) // site does not count it known
+	}
+	if pp := os.Getenv("PYTHONPATH"); pp != "" {
+		for _, p := range filepath.SplitList(pp) {
+			s.add(absPath(p))
+		}
+	}
+	nodot := strings.ReplaceAll(l.version, ".", "")
+	for _, p := range []string{
+		filepath.Join(l.base, l.libdir, "python"+nodot+".zip"),
+		l.stdlib(),
+		filepath.Join(l.stdlib(), "lib-dynload"),
+	} {
+		s.add(p)
+		s.trusted[p] = true
+	}
+	if err := s.site(); err != nil {
+		return nil, err
+	}
+	return s.entries, nil
+}
+
+// add appends p unless an entry already is p (site.removeduppaths).
+func (s *searchPath) add(p string) bool {
+	if s.known[p] {
+		return false
+	}
+	s.known[p] = true
+	s.entries = append(s.entries, p)
+	return true
+}
+
+// site is site.main: the venv's site directories, the user's, the
+// prefixes', then sitecustomize and usercustomize.
+func (s *searchPath) site() error {
+	l := s.l
+	prefixes := []string{l.base}
+	if l.venv {
+		if err := s.addSitePackages(l.prefix); err != nil {
+			return err
+		}
+		prefixes = []string{l.prefix}
+		if l.systemSite {
+			prefixes = append(prefixes, l.base)
+		}
+	}
+	user := s.userSite()
+	if user != "" {
+		if fi, err := os.Stat(user); err == nil && fi.IsDir() {
+			if err := s.addSiteDir(user); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range slices.Compact(prefixes) {
+		if err := s.addSitePackages(p); err != nil {
+			return err
+		}
+	}
+	mods := []string{"sitecustomize"}
+	if user != "" {
+		mods = append(mods, "usercustomize")
+	}
+	for _, m := range mods {
+		if err := s.checkModule(m, "site imports it at start-up"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// userSite is the user's site directory when site enables it, else "".
+func (s *searchPath) userSite() string {
+	l := s.l
+	if (l.venv && !l.systemSite) || os.Getenv("PYTHONNOUSERSITE") != "" ||
+		os.Geteuid() != os.Getuid() || os.Getegid() != os.Getgid() {
+		return ""
+	}
+	base := os.Getenv("PYTHONUSERBASE")
+	if base == "" {
+		home := os.Getenv("HOME")
+		if home == "" {
+			return "" // expanduser would ask the password database
+		}
+		base = filepath.Join(home, ".local")
+	}
+	return filepath.Join(base, "lib", "python"+l.version, "site-packages")
+}
+
+// addSitePackages adds the site directories of prefix that exist
+// (site.addsitepackages).
+func (s *searchPath) addSitePackages(prefix string) error {
+	l := s.l
+	ver := "python" + l.version
+	libdirs := []string{l.libdir}
+	if l.libdir != "lib" {
+		libdirs = append(libdirs, "lib")
+	}
+	var dirs []string
+	switch s.flavour {
+	case "debian":
+		if l.venv {
+			dirs = append(dirs, filepath.Join(prefix, "lib", ver, "site-packages"))
+		}
+		dirs = append(dirs, filepath.Join(prefix, "local/lib", ver, "dist-packages"), filepath.Join(prefix, "lib", "python3", "dist-packages"))
+		for _, d := range libdirs {
+			dirs = append(dirs, filepath.Join(prefix, d, ver, "dist-packages"))
+		}
+	default:
+		for _, d := range libdirs {
+			dirs = append(dirs, filepath.Join(prefix, d, ver, "site-packages"))
+		}
+	}
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			if err := s.addSiteDir(d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addSiteDir adds dir and reads its .pth files in name order
+// (site.addsitedir); a directory already on the path is not read again.
+func (s *searchPath) addSiteDir(dir string) error {
+	if !s.add(dir) {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // site ignores what it cannot list
+	}
+	for _, e := range ents {
+		if n := e.Name(); strings.HasSuffix(n, ".pth") && !strings.HasPrefix(n, ".") {
+			if err := s.addPth(dir, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addPth reads one .pth file (site.addpackage): a line is a directory
+// added when it exists, or, when it starts with "import", code site runs.
+func (s *searchPath) addPth(dir, name string) error {
+	file := filepath.Join(dir, name)
+	data, err := datafile.ReadFile(file, datafile.SmallText)
+	if err != nil {
+		return nil // site skips a .pth it cannot open
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
+			if err := s.checkCode(line, file+" line "+strconv.Itoa(i+1)); err != nil {
+				return err
+			}
+			continue
+		}
+		p := strings.TrimRight(line, " \t\r\f\v")
+		if !filepath.IsAbs(p) { // os.path.join keeps an absolute line
+			p = filepath.Join(dir, p)
+		}
+		p = absPath(p)
+		if _, err := os.Stat(p); err == nil {
+			s.add(p)
+		}
+	}
+	return nil
+}
+
+var (
+	importedNames = regexp.MustCompile(`\bimport\s+([\w.]+(?:\s*,\s*[\w.]+)*)|\bfrom\s+([\w.]+)\s+import\b|(?:__import__|import_module)\(\s*['"]([\w.]+)['"]`)
+	// pathChange is code that changes the path an import searches: sys.path
+	// itself, the path hooks or their cache, or a site directory added.
+	pathChange = regexp.MustCompile(`sys\.path\s*(?:\.\s*(?:insert|append|extend|remove|pop|clear|reverse|sort)\b|\[|\+=|=[^=])|\bpath_hooks\b|\bpath_importer_cache\b|\baddsitedir\b`)
+)
+
+// checkCode says whether code site runs at start-up (a .pth import line,
+// and the modules it imports from outside the standard library) can
+// change where pkg is found: it can when it names pkg (a finder, a module
+// entry or a path for it must name it) or changes the path an import
+// searches. A finder added to sys.meta_path that does not name pkg
+// answers for other names (setuptools' _distutils_hack, virtualenv's
+// patches, editable finders of other projects).
+func (s *searchPath) checkCode(code, where string) error {
+	if err := s.checkText(code, where); err != nil {
+		return err
+	}
+	for _, m := range importedNames.FindAllStringSubmatch(code, -1) {
+		names := m[1] + m[2] + m[3]
+		for _, name := range strings.Split(names, ",") {
+			if err := s.checkModule(strings.TrimSpace(name), where+" imports it"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkModule reads the source of a module (each module of a dotted
+// name) found on the path so far outside the standard library; one that is
+// not there is the interpreter's own (builtin) or not found (site reports
+// the error and goes on).
+func (s *searchPath) checkModule(name, why string) error {
+	parts := strings.Split(name, ".")
+	for i := range parts {
+		file, ok, err := s.moduleSource(parts[:i+1])
+		if err != nil {
+			return cannot("%s (%s)", err.(*unreadable).reason, why)
+		}
+		if !ok {
+			return nil
+		}
+		data, rerr := datafile.ReadFile(file, datafile.SmallText)
+		if rerr != nil {
+			return cannot("%s (%s) cannot be read: %v", file, why, rerr)
+		}
+		if err := s.checkText(string(data), file+" ("+why+")"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkText is checkCode's test of one text.
+func (s *searchPath) checkText(text, where string) error {
+	if strings.Contains(text, "_EditableFinder") && strings.Contains(text, "MAPPING") && strings.Contains(text, "NAMESPACES") {
+		// setuptools' editable finder: it answers for the names in its
+		// MAPPING and NAMESPACES only (its path hook and placeholder
+		// entry serve those namespaces).
+		if namesWord(text, s.pkg) {
+			return cannot("%s is an editable install's finder for %s", where, s.pkg)
+		}
+		return nil
+	}
+	if namesWord(text, s.pkg) {
+		return cannot("%s names %s: code run at start-up may decide where it is", where, s.pkg)
+	}
+	if loc := pathChange.FindStringIndex(text); loc != nil {
+		return cannot("%s changes the import path (%q)", where, text[loc[0]:loc[1]])
+	}
+	return nil
+}
+
+// namesWord reports whether name appears in text as a whole word.
+func namesWord(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !isWordByte(text[j-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// moduleSource finds a module's source among the entries outside the
+// standard library: ok is false when the standard library has it first, or
+// no entry does.
+func (s *searchPath) moduleSource(parts []string) (file string, ok bool, err error) {
+	rel := filepath.Join(parts...)
+	for _, e := range s.entries {
+		for _, cand := range []string{filepath.Join(e, rel, "__init__.py"), filepath.Join(e, rel+".py")} {
+			if _, serr := os.Stat(cand); serr == nil {
+				return cand, !s.trusted[e], nil
+			}
+		}
+		if matches, _ := filepath.Glob(filepath.Join(e, rel) + ".*"); len(matches) > 0 && !s.trusted[e] {
+			for _, m := range matches {
+				if strings.HasSuffix(m, ".so") || strings.HasSuffix(m, ".pyc") {
+					return "", false, cannot("%s has no source to read", m)
+				}
+			}
+		}
+	}
+	return "", false, nil
+}
+
+// siteFlavour names the form of site.getsitepackages in site.py by the
+// strings it joins into paths: CPython's own, or Debian's (dist-packages
+// under /usr/local and /usr/lib/python3). Any other form is not read.
+func siteFlavour(sitePy string) (string, error) {
+	data, err := datafile.ReadFile(sitePy, datafile.SmallText)
+	if err != nil {
+		return "", cannot("the standard library's site.py: %v", err)
+	}
+	text := string(data)
+	i := strings.Index(text, "\ndef getsitepackages(")
+	if i < 0 {
+		return "", cannot("%s defines no getsitepackages", sitePy)
+	}
+	body := text[i+1:]
+	if j := regexp.MustCompile(`\n\S`).FindStringIndex(body); j != nil {
+		body = body[:j[0]]
+	}
+	var lits []string
+	for _, m := range regexp.MustCompile(`"([^"\n]*)"|'([^'\n]*)'`).FindAllStringSubmatch(body, -1) {
+		lits = append(lits, m[1]+m[2])
+	}
+	upstream := []string{"", "Lib", "lib", "site-packages", "/", "python%d.%d", "{implementation}{ver[0]}.{ver[1]}{abi_thread}", "abiflags", "t", "/Library", "PYTHONFRAMEWORK", "darwin", "%d.%d", "real_prefix"}
+	debian := append([]string{"dist-packages", "local/lib", "python3"}, upstream...)
+	switch {
+	case subset(lits, upstream) && slices.Contains(lits, "site-packages"):
+		return "upstream", nil
+	case subset(lits, debian) && slices.Contains(lits, "dist-packages"):
+		return "debian", nil
+	}
+	return "", cannot("%s: getsitepackages is neither CPython's nor Debian's form", sitePy)
+}
+
+func subset(xs, of []string) bool {
+	for _, x := range xs {
+		if !slices.Contains(of, x) {
+			return false
+		}
+	}
+	return true
+}
