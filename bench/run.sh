@@ -28,6 +28,26 @@ median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 # spread FILE: the lowest and highest value of the column, "lo-hi".
 spread() { sort -n "$1" | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.3f-%.3f", lo, hi}'; }
 
+# closure_files DIR OUT: the files every tool reads, as oracle.sh finds them:
+# DIR's ELF files, torch's lib/*.so* (dangling links skipped) and extension
+# modules, and what ldd resolves for all of them, each real file once.
+closure_files() {
+	local dir=$1 out=$2 f
+	{
+		find "$dir" -type f -print0 | while IFS= read -r -d '' f; do
+			if head -c 4 "$f" | cmp -s - <(printf '\177ELF'); then echo "$f"; fi
+		done
+		find "$torch" \( -path "$torch/lib/*.so*" -o -name '*.cpython-*.so' -o -name '*.abi3.so' \) -print |
+			while IFS= read -r f; do [[ -e $f ]] && echo "$f"; done
+	} >"$out.roots"
+	{
+		cat "$out.roots"
+		while IFS= read -r f; do
+			{ ldd "$f" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $3; next} $1 ~ /^\// {print $1}'
+		done <"$out.roots"
+	} | xargs -r readlink -f | sort -u >"$out"
+}
+
 # conflicts_bench: etlink conflicts against binutils and the floor.
 conflicts_bench() {
 	bash testdata/e2e/build-wheel.sh "$work/wheel" >/dev/null 2>&1
@@ -47,22 +67,7 @@ conflicts_bench() {
 		exit 1
 	}
 
-	# The files every tool reads, as oracle.sh finds them: the wheel's ELF files,
-	# torch's lib/*.so* (dangling links skipped) and extension modules, and what
-	# ldd resolves for all of them, each real file once.
-	{
-		find "$work/wheel" -type f -print0 | while IFS= read -r -d '' f; do
-			if head -c 4 "$f" | cmp -s - <(printf '\177ELF'); then echo "$f"; fi
-		done
-		find "$torch" \( -path "$torch/lib/*.so*" -o -name '*.cpython-*.so' -o -name '*.abi3.so' \) -print |
-			while IFS= read -r f; do [[ -e $f ]] && echo "$f"; done
-	} >"$work/roots"
-	{
-		cat "$work/roots"
-		while IFS= read -r f; do
-			{ ldd "$f" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $3; next} $1 ~ /^\// {print $1}'
-		done <"$work/roots"
-	} | xargs -r readlink -f | sort -u >"$work/files"
+	closure_files "$work/wheel" "$work/files"
 	mapfile -t files <"$work/files"
 
 
@@ -251,20 +256,27 @@ llvm_bench() {
 	done
 }
 
-# cache_bench: `etlink conflicts WHEEL --with torch` (CACHE_WHEEL, default
-# testdata/demo/wheel) with its cache in four states, $runs rounds, every
-# state and binary once a round (interleaved): cold (an empty cache each run:
-# the library index and Python's answer learnt anew), warm (a private cache
-# this input filled), full (a cache first filled to its cap by other inputs,
-# then this input run once) and off (ETLINK_CACHE_DIR=off: nothing
-# remembered, Python asked every run). CACHE_BINS names the etlink binaries
-# to compare (default: the one built), each with caches of its own. Every
-# run's JSON must be the off run's, byte for byte (the cache is never a
-# reason for other output), and the runs that wrote the index are counted.
+# cache_bench: `etlink conflicts` and `etlink check` (WHEEL --with torch,
+# text, as a user runs them) on two wheel shapes, grafted (testdata/e2e:
+# XNNPACK, pthreadpool and cpuinfo grafted in) and bundled (an extension
+# linked -static-libstdc++: thousands of conflicts with torch), with etlink's
+# cache in four states, against one `nm -D --defined-only` over the same
+# closure; $runs rounds, every command once a round (interleaved): cold (an
+# empty cache every run: the library index and the interpreter's answer
+# learnt anew), warm (a private cache this input filled), full (a cache
+# first filled to its cap by other inputs, then this input once) and off
+# (ETLINK_CACHE_DIR=off). CACHE_BINS names the etlink binaries to compare
+# (default: the one built), each with caches of its own. A command's output
+# must be the same in every state, byte for byte, and the runs that wrote
+# the index are counted.
 cache_bench() {
-	local wheel=${CACHE_WHEEL:-testdata/demo/wheel} d=$work/cache D=/usr/lib/python3/dist-packages
-	local bins=(${CACHE_BINS:-$work/etlink}) modes=(off cold warm full) b m p j i k
-	mkdir -p "$d/fill"
+	local d=$work/cache D=/usr/lib/python3/dist-packages
+	local bins=(${CACHE_BINS:-$work/etlink}) modes=(off cold warm full) shapes=(grafted bundled) b m p j i k s c
+	mkdir -p "$d/fill" "$d/bundled/slibpkg"
+	bash testdata/e2e/build-wheel.sh "$d/grafted" >/dev/null 2>&1
+	g++ $(python3-config --includes) -O2 -fPIC -shared testdata/field/mustflag/src/slib.cc \
+		-o "$d/bundled/slibpkg/_slib$(python3-config --extension-suffix)" -static-libstdc++ -static-libgcc
+	for s in "${shapes[@]}"; do closure_files "$d/$s" "$d/$s.files"; done
 	# The other inputs: twelve peers, each needing 25 libraries of 4,000
 	# symbols (16 KB of index a library, 4.8 MB together: past the cap,
 	# elfobj.indexMax), and what some of dist-packages needs. Small
@@ -283,15 +295,15 @@ cache_bench() {
 		gcc -shared -fPIC -o "$d/fill/peer$p.so" "$d/peer$p.c" -L"$d/fill" -Wl,--no-as-needed "${libs[@]}" -Wl,-rpath,'$ORIGIN'
 	done
 	sleep 2 # older than cachedir.Racy: the index learns them
-	run() { # run BIN MODE OUT [runstat args]: one run of the input, its JSON to OUT
-		local bin=$1 mode=$2 out=$3 dir
-		shift 3
+	run() { # run BIN CMD MODE SHAPE OUT [runstat args]: one etlink run, its output to OUT
+		local bin=$1 cmd=$2 mode=$3 shape=$4 out=$5 dir
+		shift 5
 		case $mode in
 		off) dir=off ;;
 		*) dir=$d/$(basename "$bin")-$mode ;;
 		esac
 		[[ $mode == cold ]] && rm -rf "$dir"
-		ETLINK_CACHE_DIR=$dir "$@" "$bin" conflicts "$wheel" --with torch --format json -q --fail-on none >"$out" 2>/dev/null || true
+		ETLINK_CACHE_DIR=$dir "$@" "$bin" "$cmd" "$d/$shape" --with torch --fail-on none >"$out" 2>/dev/null || true
 	}
 	for b in "${bins[@]}"; do
 		local full=$d/$(basename "$b")-full
@@ -302,45 +314,74 @@ cache_bench() {
 			ETLINK_CACHE_DIR=$full "$b" conflicts "$d/fill/peer$p.so" -q --fail-on none >/dev/null 2>&1 || true
 		done
 		echo "$(basename "$b"): full cache filled to $(stat -c %s "$full/symindex") bytes by other inputs"
-		for m in "${modes[@]}"; do
-			run "$b" "$m" /dev/null # warm-up; the full cache learns this input
-			: >"$d/$(basename "$b")-$m.wall" && : >"$d/$(basename "$b")-$m.cpu" && echo 0 >"$d/$(basename "$b")-$m.writes"
+		for s in "${shapes[@]}"; do
+			for m in "${modes[@]}"; do
+				for c in conflicts check; do
+					run "$b" "$c" "$m" "$s" /dev/null # warm-up; warm and full learn this input
+				done
+			done
 		done
 	done
+	# Every timed line is a key: nm-SHAPE, or BIN-CMD-MODE-SHAPE.
+	local keys=()
+	for s in "${shapes[@]}"; do
+		keys+=("nm-$s")
+		for b in "${bins[@]}"; do
+			for c in conflicts check; do
+				for m in "${modes[@]}"; do keys+=("$(basename "$b")-$c-$m-$s"); done
+			done
+		done
+	done
+	for k in "${keys[@]}"; do : >"$d/$k.wall" && : >"$d/$k.cpu" && : >"$d/$k.rss" && echo 0 >"$d/$k.writes"; done
 	local differ=0
 	for ((i = 0; i < runs; i++)); do
-		for b in "${bins[@]}"; do
-			for m in "${modes[@]}"; do
-				k=$d/$(basename "$b")-$m
-				local index=$k/symindex before=
-				[[ -f $index ]] && before=$(stat -c %i.%Y.%y "$index")
-				run "$b" "$m" "$k.json" "$work/runstat" -o "$work/time"
-				read -r wall cpu rss <"$work/time"
-				echo "$wall" >>"$k.wall"
-				echo "$cpu" >>"$k.cpu"
-				if [[ $m != off && $m != cold && $(stat -c %i.%Y.%y "$index" 2>/dev/null) != "$before" ]]; then
-					echo $(($(cat "$k.writes") + 1)) >"$k.writes"
-				fi
-				if ! cmp -s "$k.json" "$d/$(basename "$b")-off.json" && [[ -s $d/$(basename "$b")-off.json ]]; then
-					echo "run.sh: $(basename "$b") $m: the JSON differs from the off run's" >&2
-					differ=1
-				fi
+		for s in "${shapes[@]}"; do
+			mapfile -t files <"$d/$s.files"
+			"$work/runstat" -o "$work/time" nm -D --defined-only "${files[@]}" >/dev/null 2>&1 || true
+			read -r wall cpu rss <"$work/time"
+			echo "$wall" >>"$d/nm-$s.wall" && echo "$cpu" >>"$d/nm-$s.cpu" && echo "$rss" >>"$d/nm-$s.rss"
+			for b in "${bins[@]}"; do
+				for c in conflicts check; do
+					for m in "${modes[@]}"; do
+						k=$d/$(basename "$b")-$c-$m-$s
+						local index=$d/$(basename "$b")-$m/symindex before=
+						[[ -f $index ]] && before=$(stat -c %i.%Y.%y "$index")
+						run "$b" "$c" "$m" "$s" "$k.out" "$work/runstat" -o "$work/time"
+						read -r wall cpu rss <"$work/time"
+						echo "$wall" >>"$k.wall" && echo "$cpu" >>"$k.cpu" && echo "$rss" >>"$k.rss"
+						if [[ $m != off && $m != cold && $(stat -c %i.%Y.%y "$index" 2>/dev/null) != "$before" ]]; then
+							echo $(($(cat "$k.writes") + 1)) >"$k.writes"
+						fi
+						if ! cmp -s "$k.out" "$d/$(basename "$b")-$c-off-$s.out" && [[ -s $d/$(basename "$b")-$c-off-$s.out ]]; then
+							echo "run.sh: $(basename "$b") $c $m $s: the output differs from the off run's" >&2
+							differ=1
+						fi
+					done
+				done
 			done
 		done
 	done
 	echo
-	echo "cache: etlink conflicts $wheel --with torch --format json, median of $runs interleaved rounds"
-	printf '%-14s %-6s %9s %9s %s\n' binary cache wall cpu "index writes"
-	for b in "${bins[@]}"; do
-		for m in "${modes[@]}"; do
-			k=$d/$(basename "$b")-$m
-			local writes=$(cat "$k.writes")
-			[[ $m == cold ]] && writes="(every run)"
-			[[ $m == off ]] && writes=-
-			printf '%-14s %-6s %8.3fs %8.3fs %s\n' "$(basename "$b")" "$m" "$(median "$k.wall")" "$(median "$k.cpu")" "$writes"
+	echo "cache: etlink conflicts and check DIR --with torch (text), median of $runs interleaved rounds; ratios: one nm over the closure / etlink"
+	for s in "${shapes[@]}"; do
+		local nw=$(median "$d/nm-$s.wall") nc=$(median "$d/nm-$s.cpu")
+		printf '%s: %s files; one nm -D --defined-only %.3fs wall, %.3fs cpu; %s conflicts\n' "$s" "$(wc -l <"$d/$s.files")" "$nw" "$nc" \
+			"$(ETLINK_CACHE_DIR=off "${bins[0]}" conflicts "$d/$s" --with torch --format json --fail-on none 2>/dev/null | grep -c '"rule": *"ET30')"
+		printf '  %-12s %-5s %9s %9s %9s %9s %8s %8s  %-13s %s\n' binary cache wall cpu "nm/wall" "nm/cpu" check/w check/rss "index writes" ""
+		for b in "${bins[@]}"; do
+			for m in "${modes[@]}"; do
+				k=$d/$(basename "$b")-conflicts-$m-$s
+				local q=$d/$(basename "$b")-check-$m-$s writes
+				writes=$(cat "$k.writes")/$(cat "$q.writes")
+				[[ $m == cold ]] && writes="(every run)"
+				[[ $m == off ]] && writes=-
+				awk -v b="$(basename "$b")" -v m="$m" -v w="$(median "$k.wall")" -v c="$(median "$k.cpu")" -v nw="$nw" -v nc="$nc" \
+					-v qw="$(median "$q.wall")" -v kr="$(median "$k.rss")" -v qr="$(median "$q.rss")" -v wr="$writes" 'BEGIN {
+					printf "  %-12s %-5s %8.3fs %8.3fs %8.1fx %8.1fx %8.2f %8.2f  %s\n", b, m, w, c, nw / w, nc / c, qw / w, qr / kr, wr }'
+			done
 		done
 	done
-	((differ == 0)) && echo "output: the same JSON in every mode, for every binary"
+	((differ == 0)) && echo "output: the same in every cache state, for every command, shape and binary"
 	return $differ
 }
 

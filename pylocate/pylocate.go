@@ -455,16 +455,27 @@ func IsExtensionName(name string) bool {
 // when there is no such metadata, or more than one candidate (which of them
 // Python reads depends on sys.path order: ask it).
 func Version(dir, pkg string) (version string, ok bool) {
-	ents, err := os.ReadDir(filepath.Dir(dir))
+	f, err := os.Open(filepath.Dir(dir))
 	if err != nil {
 		return "", false
 	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return "", false
+	}
+	return versionAmong(filepath.Dir(dir), names, pkg)
+}
+
+// versionAmong is Version given the names in the directory holding the
+// package.
+func versionAmong(parent string, names []string, pkg string) (version string, ok bool) {
 	var found string
-	for _, e := range ents {
-		stem, isDist := strings.CutSuffix(e.Name(), ".dist-info")
+	for _, n := range names {
+		stem, isDist := strings.CutSuffix(n, ".dist-info")
 		if !isDist {
 			var isEgg bool
-			if stem, isEgg = strings.CutSuffix(e.Name(), ".egg-info"); !isEgg {
+			if stem, isEgg = strings.CutSuffix(n, ".egg-info"); !isEgg {
 				continue
 			}
 		}
@@ -475,7 +486,7 @@ func Version(dir, pkg string) (version string, ok bool) {
 		if found != "" {
 			return "", false
 		}
-		found = filepath.Join(filepath.Dir(dir), e.Name())
+		found = filepath.Join(parent, n)
 	}
 	if found == "" {
 		return "", false

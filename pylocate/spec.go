@@ -6,18 +6,17 @@ import (
 	"strings"
 )
 
-// findSpec finds top-level module pkg along path as the import system's
-// path finder does: in each entry in turn, a regular package (a directory
-// holding __init__ with a suffix the interpreter loads) or a module file;
-// a directory without __init__ is a namespace portion and the search goes
-// on (a namespace package has no file, and is "not found" as the script's
-// answer is). It returns the directory the answer names (the package's,
-// or a module's own directory), "" when no entry holds it. An entry that
-// is a file (a zip or an egg, read by zipimport) before the answer cannot
-// be read here.
-func (l *layout) findSpec(path []string, pkg string) (string, error) {
-	suffixes := l.suffixes()
-	for _, entry := range path {
+// findSpec finds top-level module pkg along the path as the import
+// system's path finder does: in each entry in turn, a regular package (a
+// directory holding __init__ with a suffix the interpreter loads) or a
+// module file; a directory without __init__ is a namespace portion and the
+// search goes on (a namespace package has no file, and is "not found" as
+// the script's answer is). It returns the directory the answer names (the
+// package's, or a module's own directory), "" when no entry holds it. An
+// entry that is a file (a zip or an egg, read by zipimport) before the
+// answer cannot be read here.
+func (s *searchPath) findSpec() (string, error) {
+	for _, entry := range s.entries {
 		fi, err := os.Stat(entry)
 		if err != nil {
 			continue
@@ -25,16 +24,20 @@ func (l *layout) findSpec(path []string, pkg string) (string, error) {
 		if !fi.IsDir() {
 			return "", cannot("%s on sys.path is a file (a zip archive): zipimport reads it", entry)
 		}
-		base := filepath.Join(entry, pkg)
-		if bi, err := os.Stat(base); err == nil && bi.IsDir() {
-			for _, suf := range suffixes {
-				if isFile(filepath.Join(base, "__init__"+suf)) {
+		names := s.withPrefix(entry, s.pkg)
+		if len(names) == 0 {
+			continue
+		}
+		if names[0] == s.pkg {
+			base := filepath.Join(entry, s.pkg)
+			for _, n := range s.names(base) {
+				if rest, ok := strings.CutPrefix(n, "__init__"); ok && s.l.loads(rest) && isFile(filepath.Join(base, n)) {
 					return base, nil
 				}
 			}
 		}
-		for _, suf := range suffixes {
-			if isFile(base + suf) {
+		for _, n := range names {
+			if rest, ok := strings.CutPrefix(n, s.pkg); ok && s.l.loads(rest) && isFile(filepath.Join(entry, n)) {
 				return entry, nil
 			}
 		}
@@ -42,30 +45,22 @@ func (l *layout) findSpec(path []string, pkg string) (string, error) {
 	return "", nil
 }
 
-// suffixes are the file suffixes the interpreter imports, in the path
-// finder's order: extension modules, source, bytecode.
-func (l *layout) suffixes() []string {
-	var ext []string
+// loads reports whether the interpreter imports a file with this suffix:
+// its extension modules (.cpython-311-<platform>.so, the platform taken as
+// any, as IsExtensionName does), .abi3.so, .so, source and bytecode.
+func (l *layout) loads(suffix string) bool {
 	tag := strings.ReplaceAll(strings.TrimSuffix(l.version, "t"), ".", "")
-	// The platform part of the extension suffix (x86_64-linux-gnu) is
-	// whatever the interpreter was built for: any is taken, as the
-	// extension tag of IsExtensionName is.
-	ext = append(ext, ".cpython-"+tag+"*.so", ".abi3.so", ".so")
-	return append(ext, ".py", ".pyc")
+	switch {
+	case suffix == ".py", suffix == ".pyc", suffix == ".so", suffix == ".abi3.so":
+		return true
+	case strings.HasPrefix(suffix, ".cpython-"+tag) && strings.HasSuffix(suffix, ".so"):
+		return true
+	}
+	return false
 }
 
-// isFile reports whether p names a regular file; a pattern (a suffix with
-// *) is matched against the directory.
+// isFile reports whether p names a regular file (links followed).
 func isFile(p string) bool {
-	if strings.Contains(filepath.Base(p), "*") {
-		m, _ := filepath.Glob(p)
-		for _, f := range m {
-			if isFile(f) {
-				return true
-			}
-		}
-		return false
-	}
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
@@ -83,19 +78,17 @@ func fromFiles(path, pkg string) (dir, exe, version string, err error) {
 	if err != nil {
 		return "", "", "", err
 	}
-	paths, err := l.sysPath(pkg)
+	s, err := l.sysPath(pkg)
 	if err != nil {
 		return "", "", "", err
 	}
-	if dir, err = l.findSpec(paths, pkg); err != nil || dir == "" {
+	if dir, err = s.findSpec(); err != nil || dir == "" {
 		return "", l.exe, "", err
 	}
-	if v, ok := Version(dir, pkg); ok {
-		return dir, l.exe, v, nil
-	}
-	// importlib.metadata searches sys.path in order.
-	for _, entry := range paths {
-		if v, ok := Version(filepath.Join(entry, pkg), pkg); ok {
+	// Beside the package first, else as importlib.metadata searches:
+	// sys.path in order.
+	for _, entry := range append([]string{filepath.Dir(dir)}, s.entries...) {
+		if v, ok := versionAmong(entry, s.names(entry), pkg); ok {
 			return dir, l.exe, v, nil
 		}
 	}

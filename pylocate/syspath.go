@@ -24,16 +24,23 @@ type searchPath struct {
 	// trusted are the interpreter's own entries (the standard library): a
 	// module found there is the interpreter's, not a package's code.
 	trusted map[string]bool
+	// listed are the names in each directory listed so far, sorted (nil
+	// for one that cannot be listed): a site directory is listed once a
+	// run, however many modules are looked for in it.
+	listed map[string][]string
+	// read are the modules whose source was found and read: entries are
+	// only appended, so where a module was found it stays.
+	read map[string]bool
 }
 
 // sysPath reads the sys.path an import of pkg searches, or says why it
 // cannot be read from files.
-func (l *layout) sysPath(pkg string) ([]string, error) {
+func (l *layout) sysPath(pkg string) (*searchPath, error) {
 	flavour, err := siteFlavour(filepath.Join(l.stdlib(), "site.py"))
 	if err != nil {
 		return nil, err
 	}
-	s := &searchPath{l: l, pkg: pkg, flavour: flavour, known: map[string]bool{}, trusted: map[string]bool{}}
+	s := &searchPath{l: l, pkg: pkg, flavour: flavour, known: map[string]bool{}, trusted: map[string]bool{}, listed: map[string][]string{}, read: map[string]bool{}}
 	if os.Getenv("PYTHONSAFEPATH") == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -58,7 +65,32 @@ func (l *layout) sysPath(pkg string) ([]string, error) {
 	if err := s.site(); err != nil {
 		return nil, err
 	}
-	return s.entries, nil
+	return s, nil
+}
+
+// names lists dir once a run.
+func (s *searchPath) names(dir string) []string {
+	names, ok := s.listed[dir]
+	if !ok {
+		if f, err := os.Open(dir); err == nil {
+			names, _ = f.Readdirnames(-1)
+			f.Close()
+			slices.Sort(names)
+		}
+		s.listed[dir] = names
+	}
+	return names
+}
+
+// withPrefix are the names in dir that start with prefix.
+func (s *searchPath) withPrefix(dir, prefix string) []string {
+	names := s.names(dir)
+	i, _ := slices.BinarySearch(names, prefix)
+	j := i
+	for j < len(names) && strings.HasPrefix(names[j], prefix) {
+		j++
+	}
+	return names[i:j]
 }
 
 // add appends p unless an entry already is p (site.removeduppaths).
@@ -168,12 +200,8 @@ func (s *searchPath) addSiteDir(dir string) error {
 	if !s.add(dir) {
 		return nil
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil // site ignores what it cannot list
-	}
-	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".pth") && !strings.HasPrefix(n, ".") {
+	for _, n := range s.names(dir) { // site ignores what it cannot list
+		if strings.HasSuffix(n, ".pth") && !strings.HasPrefix(n, ".") {
 			if err := s.addPth(dir, n); err != nil {
 				return err
 			}
@@ -214,10 +242,30 @@ func (s *searchPath) addPth(dir, name string) error {
 
 var (
 	importedNames = regexp.MustCompile(`\bimport\s+([\w.]+(?:\s*,\s*[\w.]+)*)|\bfrom\s+([\w.]+)\s+import\b|(?:__import__|import_module)\(\s*['"]([\w.]+)['"]`)
-	// pathChange is code that changes the path an import searches: sys.path
-	// itself, the path hooks or their cache, or a site directory added.
-	pathChange = regexp.MustCompile(`sys\.path\s*(?:\.\s*(?:insert|append|extend|remove|pop|clear|reverse|sort)\b|\[|\+=|=[^=])|\bpath_hooks\b|\bpath_importer_cache\b|\baddsitedir\b`)
+	// sysPathChange is what follows "sys.path" in code that changes it.
+	sysPathChange = regexp.MustCompile(`^\s*(?:\.\s*(?:insert|append|extend|remove|pop|clear|reverse|sort)\b|\[|\+=|=[^=])`)
 )
+
+// pathChange returns code's first change of the path an import searches:
+// of sys.path itself, of the path hooks or their cache, or a site
+// directory added; "" when there is none.
+func pathChange(code string) string {
+	for _, name := range []string{"path_hooks", "path_importer_cache", "addsitedir"} {
+		if namesWord(code, name) {
+			return name
+		}
+	}
+	for i := 0; ; {
+		j := strings.Index(code[i:], "sys.path")
+		if j < 0 {
+			return ""
+		}
+		i += j + len("sys.path")
+		if m := sysPathChange.FindString(code[i:min(len(code), i+40)]); m != "" {
+			return "sys.path" + m
+		}
+	}
+}
 
 // checkCode says whether code site runs at start-up (a .pth import line,
 // and the modules it imports from outside the standard library) can
@@ -246,6 +294,9 @@ func (s *searchPath) checkCode(code, where string) error {
 // not there is the interpreter's own (builtin) or not found (site reports
 // the error and goes on).
 func (s *searchPath) checkModule(name, why string) error {
+	if s.read[name] {
+		return nil
+	}
 	parts := strings.Split(name, ".")
 	for i := range parts {
 		file, ok, err := s.moduleSource(parts[:i+1])
@@ -253,6 +304,7 @@ func (s *searchPath) checkModule(name, why string) error {
 			return cannot("%s (%s)", err.(*unreadable).reason, why)
 		}
 		if !ok {
+			s.read[name] = file != "" // the standard library's
 			return nil
 		}
 		data, rerr := datafile.ReadFile(file, datafile.SmallText)
@@ -263,6 +315,7 @@ func (s *searchPath) checkModule(name, why string) error {
 			return err
 		}
 	}
+	s.read[name] = true
 	return nil
 }
 
@@ -280,8 +333,8 @@ func (s *searchPath) checkText(text, where string) error {
 	if namesWord(text, s.pkg) {
 		return cannot("%s names %s: code run at start-up may decide where it is", where, s.pkg)
 	}
-	if loc := pathChange.FindStringIndex(text); loc != nil {
-		return cannot("%s changes the import path (%q)", where, text[loc[0]:loc[1]])
+	if change := pathChange(text); change != "" {
+		return cannot("%s changes the import path (%q)", where, change)
 	}
 	return nil
 }
@@ -312,21 +365,30 @@ func isWordByte(c byte) bool {
 func (s *searchPath) moduleSource(parts []string) (file string, ok bool, err error) {
 	rel := filepath.Join(parts...)
 	for _, e := range s.entries {
+		if len(s.withPrefix(e, parts[0])) == 0 {
+			continue
+		}
 		for _, cand := range []string{filepath.Join(e, rel, "__init__.py"), filepath.Join(e, rel+".py")} {
 			if _, serr := os.Stat(cand); serr == nil {
 				return cand, !s.trusted[e], nil
 			}
 		}
-		if matches, _ := filepath.Glob(filepath.Join(e, rel) + ".*"); len(matches) > 0 && !s.trusted[e] {
-			for _, m := range matches {
-				if strings.HasSuffix(m, ".so") || strings.HasSuffix(m, ".pyc") {
-					return "", false, cannot("%s has no source to read", m)
-				}
+		if s.trusted[e] || len(parts) > 1 {
+			continue
+		}
+		for _, n := range s.withPrefix(e, parts[0]+".") {
+			if strings.HasSuffix(n, ".so") || strings.HasSuffix(n, ".pyc") {
+				return "", false, cannot("%s has no source to read", filepath.Join(e, n))
 			}
 		}
 	}
 	return "", false, nil
 }
+
+var (
+	topLevel      = regexp.MustCompile(`\n\S`)
+	stringLiteral = regexp.MustCompile(`"([^"\n]*)"|'([^'\n]*)'`)
+)
 
 // siteFlavour names the form of site.getsitepackages in site.py by the
 // strings it joins into paths: CPython's own, or Debian's (dist-packages
@@ -342,11 +404,11 @@ func siteFlavour(sitePy string) (string, error) {
 		return "", cannot("%s defines no getsitepackages", sitePy)
 	}
 	body := text[i+1:]
-	if j := regexp.MustCompile(`\n\S`).FindStringIndex(body); j != nil {
+	if j := topLevel.FindStringIndex(body); j != nil {
 		body = body[:j[0]]
 	}
 	var lits []string
-	for _, m := range regexp.MustCompile(`"([^"\n]*)"|'([^'\n]*)'`).FindAllStringSubmatch(body, -1) {
+	for _, m := range stringLiteral.FindAllStringSubmatch(body, -1) {
 		lits = append(lits, m[1]+m[2])
 	}
 	upstream := []string{"", "Lib", "lib", "site-packages", "/", "python%d.%d", "{implementation}{ver[0]}.{ver[1]}{abi_thread}", "abiflags", "t", "/Library", "PYTHONFRAMEWORK", "darwin", "%d.%d", "real_prefix"}
