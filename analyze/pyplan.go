@@ -7,10 +7,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/internal/cachedir"
+	"github.com/etlink/etlink/internal/memo"
 	"github.com/etlink/etlink/pyload"
 )
 
@@ -39,7 +43,7 @@ func ReadPythonPlan(paths []string, objs []*elfobj.Object) PythonPlan {
 		for rel := range byRel {
 			natives = append(natives, rel)
 		}
-		for _, pl := range pyload.Read(fsys, dir, natives) {
+		for _, pl := range readPlans(fsys, dir, natives) {
 			plan.Undecided = append(plan.Undecided, pl.Undecided...)
 			for _, s := range pl.Steps {
 				r := Root{Global: s.Global, Name: s.Name, Cond: s.Cond, Why: why(s)}
@@ -60,6 +64,68 @@ func ReadPythonPlan(paths []string, objs []*elfobj.Object) PythonPlan {
 		}
 	}
 	return plan
+}
+
+// planStore remembers plans read from directories (a wheel's are read
+// every time): reading torch's is 105 files and 2 MB of source parsed,
+// about 35 ms; checking them is a stat each.
+var planStore = memo.Open(cachedir.File("pyplan"), 64)
+
+// planKey is the question a plan answers: the tree, the package directory,
+// the natives, and this etlink (another build may read Python otherwise).
+var planKey = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
+})
+
+// readPlans is pyload.Read of dir in fsys, remembered when fsys is a
+// directory tree (os.DirFS), with every name the reading opened, listed or
+// looked for as its witnesses.
+func readPlans(fsys fs.FS, dir string, natives []string) []pyload.Plan {
+	root, ok := fsys.(dirFS)
+	if !ok || planKey() == "" {
+		return pyload.Read(fsys, dir, natives)
+	}
+	sorted := slices.Sorted(slices.Values(natives))
+	key := strings.Join(append([]string{"pyload plan", planKey(), string(root), dir}, sorted...), "\x00")
+	var plans []pyload.Plan
+	if planStore.Get(key, &plans) {
+		return plans
+	}
+	rec := &recordingFS{FS: fsys}
+	plans = pyload.Read(rec, dir, natives)
+	paths := make([]string, 0, len(rec.names))
+	for n := range rec.names {
+		paths = append(paths, filepath.Join(string(root), filepath.FromSlash(n)))
+	}
+	planStore.Put(key, plans, paths)
+	return plans
+}
+
+// dirFS is a directory tree for pyload, by its root.
+type dirFS string
+
+func (d dirFS) Open(name string) (fs.File, error) { return os.DirFS(string(d)).Open(name) }
+
+// recordingFS is a file system that notes every name opened in it.
+type recordingFS struct {
+	fs.FS
+	names map[string]bool
+}
+
+func (r *recordingFS) Open(name string) (fs.File, error) {
+	if r.names == nil {
+		r.names = map[string]bool{}
+	}
+	r.names[name] = true
+	return r.FS.Open(name)
 }
 
 // why is a step's evidence: where it was opened, and where RTLD_GLOBAL
@@ -123,7 +189,7 @@ func planTree(p string, objs []*elfobj.Object) (fs.FS, string, map[string]*elfob
 			byRel[filepath.ToSlash(rel)] = o
 		}
 	}
-	return os.DirFS(parent), path.Base(filepath.ToSlash(abs)), byRel, nil
+	return dirFS(parent), path.Base(filepath.ToSlash(abs)), byRel, nil
 }
 
 // notePlan says what the side's Python import order was read to open,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/internal/cachedir"
+	"github.com/etlink/etlink/internal/memo"
 )
 
 // CacheDir is where Find remembers interpreters' answers between runs
@@ -74,7 +75,7 @@ func witnessOf(p string) witness {
 // names in it that start with prefix or end in .pth (a hash of them), a
 // zip or anything else by witnessOf.
 func witnessEntries(p, prefix string) witness {
-	changed := changeTime(p)
+	changed := memo.ChangeTime(p)
 	entries, err := os.ReadDir(p)
 	if err != nil {
 		return witnessOf(p)
@@ -86,7 +87,7 @@ func witnessEntries(p, prefix string) witness {
 		}
 	}
 	w := witness{Path: p, Exists: true, Prefix: prefix, Names: hex.EncodeToString(h.Sum(nil))}
-	if changed != 0 && changed < clock().Add(-cachedir.Racy).UnixNano() && changeTime(p) == changed {
+	if changed != 0 && changed < clock().Add(-cachedir.Racy).UnixNano() && memo.ChangeTime(p) == changed {
 		w.Changed = changed
 	}
 	return w
@@ -98,7 +99,7 @@ func (w witness) now() witness {
 	if w.Prefix == "" {
 		return witnessOf(w.Path)
 	}
-	if w.Changed != 0 && changeTime(w.Path) == w.Changed {
+	if w.Changed != 0 && memo.ChangeTime(w.Path) == w.Changed {
 		return w
 	}
 	if n := witnessEntries(w.Path, w.Prefix); n.Exists != w.Exists || n.Names != w.Names {
@@ -249,30 +250,5 @@ func remember(recs ...*record) {
 			return
 		}
 	}
-	trim()
-}
-
-// trim removes the answers written longest ago past maxRecords.
-func trim() {
-	entries, err := os.ReadDir(CacheDir)
-	if err != nil {
-		return
-	}
-	type written struct {
-		name string
-		at   time.Time
-	}
-	var recs []written
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
-			recs = append(recs, written{e.Name(), info.ModTime()})
-		}
-	}
-	if len(recs) <= maxRecords {
-		return
-	}
-	slices.SortFunc(recs, func(a, b written) int { return b.at.Compare(a.at) })
-	for _, r := range recs[maxRecords:] {
-		os.Remove(filepath.Join(CacheDir, r.name))
-	}
+	cachedir.Trim(CacheDir, maxRecords)
 }

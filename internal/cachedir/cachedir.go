@@ -6,6 +6,8 @@ package cachedir
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -58,4 +60,30 @@ func WriteFile(path string, data []byte) error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// Trim removes the .json records in dir written longest ago, past the keep
+// most recent.
+func Trim(dir string, keep int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type written struct {
+		name string
+		at   time.Time
+	}
+	var recs []written
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+			recs = append(recs, written{e.Name(), info.ModTime()})
+		}
+	}
+	if len(recs) <= keep {
+		return
+	}
+	slices.SortFunc(recs, func(a, b written) int { return b.at.Compare(a.at) })
+	for _, r := range recs[keep:] {
+		os.Remove(filepath.Join(dir, r.name))
+	}
 }

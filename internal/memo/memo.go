@@ -1,0 +1,125 @@
+// Package memo remembers a value computed from files, with those files as
+// witnesses: the value is answered again only while every witness is as it
+// was (the same inode, size, modification and change times, or still
+// absent), so a changed input is never answered from memory. It is the
+// session's store for what costs more to compute than to check (a
+// package's Python import plan: a hundred files parsed, checked with a
+// hundred stat calls).
+package memo
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/internal/cachedir"
+)
+
+// Store is a directory of records, one file per key; the zero Store (no
+// directory: ETLINK_CACHE_DIR=off) remembers nothing.
+type Store struct {
+	dir string
+	max int
+}
+
+// Open is the store in dir, keeping the max most recently written records.
+func Open(dir string, max int) *Store { return &Store{dir: dir, max: max} }
+
+// witness is a file or directory as it was when the value was computed.
+type witness struct {
+	Path    string `json:"path"`
+	Exists  bool   `json:"exists,omitempty"`
+	Ino     uint64 `json:"ino,omitempty"`
+	Size    int64  `json:"size,omitempty"`
+	Mtime   int64  `json:"mtime,omitempty"`
+	Changed int64  `json:"changed,omitempty"`
+}
+
+// ChangeTime is p's change time (0 when there is no p, or the system
+// keeps none).
+func ChangeTime(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	_, changed := inodeAndChange(fi)
+	return changed
+}
+
+func witnessOf(p string) witness {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return witness{Path: p}
+	}
+	ino, changed := inodeAndChange(fi)
+	return witness{Path: p, Exists: true, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Changed: changed}
+}
+
+type record struct {
+	Key       string          `json:"key"`
+	Value     json.RawMessage `json:"value"`
+	Witnesses []witness       `json:"witnesses"`
+}
+
+// file is where key's record is kept.
+func (s *Store) file(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return filepath.Join(s.dir, hex.EncodeToString(h[:])+".json")
+}
+
+// Get fills v with the value remembered for key and reports whether there
+// is one whose witnesses are all unchanged. A record that cannot be read
+// or decoded is no answer.
+func (s *Store) Get(key string, v any) bool {
+	if s == nil || s.dir == "" {
+		return false
+	}
+	data, err := datafile.ReadFile(s.file(key), 64<<20)
+	if err != nil {
+		return false
+	}
+	var r record
+	if json.Unmarshal(data, &r) != nil || r.Key != key {
+		return false
+	}
+	for _, w := range r.Witnesses {
+		if witnessOf(w.Path) != w {
+			return false
+		}
+	}
+	return json.Unmarshal(r.Value, v) == nil
+}
+
+// Put remembers v for key with paths (files read, directories listed,
+// names looked for and not found) as its witnesses. Nothing is kept when a
+// witness changed within cachedir.Racy (its next change may keep the same
+// times) or the store cannot be written: the next run computes it again.
+func (s *Store) Put(key string, v any, paths []string) {
+	if s == nil || s.dir == "" {
+		return
+	}
+	r := record{Key: key}
+	racy := time.Now().Add(-cachedir.Racy).UnixNano()
+	slices.Sort(paths)
+	for _, p := range slices.Compact(paths) {
+		w := witnessOf(p)
+		if w.Mtime > racy || w.Changed > racy {
+			return
+		}
+		r.Witnesses = append(r.Witnesses, w)
+	}
+	var err error
+	if r.Value, err = json.Marshal(v); err != nil {
+		return
+	}
+	data, err := json.Marshal(r)
+	if err != nil || cachedir.WriteFile(s.file(key), data) != nil {
+		return
+	}
+	cachedir.Trim(s.dir, s.max)
+}
