@@ -279,6 +279,13 @@ func (f *Finding) WriteJSON(w *jsonw.Writer) {
 
 func (s *Subject) writeJSON(w *jsonw.Writer) {
 	w.Open('{')
+	s.WriteFields(w)
+	w.Close('}')
+}
+
+// WriteFields writes the subject's members into the object open in w, as
+// encoding/json writes a Subject embedded in another struct.
+func (s *Subject) WriteFields(w *jsonw.Writer) {
 	w.OmitEmpty("file", s.File)
 	w.OmitEmpty("member", s.Member)
 	w.OmitEmpty("target", s.Target)
@@ -286,7 +293,6 @@ func (s *Subject) writeJSON(w *jsonw.Writer) {
 	w.OmitEmpty("demangled", s.Demangled)
 	w.OmitEmpty("component", s.Component)
 	w.OmitEmpty("peer", s.Peer)
-	w.Close('}')
 }
 
 func (s *Step) writeJSON(w *jsonw.Writer) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/etlink/etlink/internal/jsonw"
 )
@@ -25,7 +26,7 @@ func EncodeJSON[T any, P interface {
 	jsonw.Value
 }](w io.Writer, v any, key string, elems []T) error {
 	var jw *jsonw.Writer
-	return encodeDocument(w, v, key, len(elems), func(i int, bw *bufio.Writer) error {
+	return encodeDocument(w, v, key, 1, len(elems), func(i int, bw *bufio.Writer) error {
 		if jw == nil {
 			jw = jsonw.NewWriter(2, func(b []byte) { bw.Write(b) })
 		}
@@ -78,7 +79,7 @@ func (w *indentWriter) Write(p []byte) (int, error) {
 // given by elem, each as ElementEncoder.Encode returns it: a caller can
 // write elements it no longer holds (scan spills them as it reads).
 func EncodeJSONWith(w io.Writer, v any, key string, n int, elem func(i int) ([]byte, error)) error {
-	return encodeDocument(w, v, key, n, func(i int, bw *bufio.Writer) error {
+	return encodeDocument(w, v, key, 1, n, func(i int, bw *bufio.Writer) error {
 		b, err := elem(i)
 		bw.Write(b)
 		return err
@@ -86,8 +87,9 @@ func EncodeJSONWith(w io.Writer, v any, key string, n int, elem func(i int) ([]b
 }
 
 // encodeDocument is EncodeJSONWith with each element written to bw by
-// writeElem, as ElementEncoder.Encode indents it.
-func encodeDocument(w io.Writer, v any, key string, n int, writeElem func(i int, bw *bufio.Writer) error) error {
+// writeElem, indented for the array at key, whose member is depth levels
+// deep in v (1: a top-level key).
+func encodeDocument(w io.Writer, v any, key string, depth, n int, writeElem func(i int, bw *bufio.Writer) error) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -95,9 +97,10 @@ func encodeDocument(w io.Writer, v any, key string, n int, writeElem func(i int,
 		return err
 	}
 	doc := jsonw.Indent(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), 0, nil)
-	// Only a top-level key sits at the start of a line indented once: a
-	// quote inside a string is escaped.
-	marker := []byte("\n  \"" + key + "\": []")
+	// Only a member depth levels deep sits at the start of a line indented
+	// so: a quote inside a string is escaped.
+	indent := strings.Repeat("  ", depth)
+	marker := []byte("\n" + indent + "\"" + key + "\": []")
 	at := bytes.Index(doc, marker)
 	if at < 0 {
 		return fmt.Errorf("EncodeJSON: no empty top-level %q in the document", key)
@@ -105,7 +108,7 @@ func encodeDocument(w io.Writer, v any, key string, n int, writeElem func(i int,
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(doc[:at+len(marker)-1])
 	for i := range n {
-		bw.WriteString("\n    ")
+		bw.WriteString("\n  " + indent)
 		if err := writeElem(i, bw); err != nil {
 			return err
 		}
@@ -114,7 +117,7 @@ func encodeDocument(w io.Writer, v any, key string, n int, writeElem func(i int,
 		}
 	}
 	if n > 0 {
-		bw.WriteString("\n  ")
+		bw.WriteString("\n" + indent)
 	}
 	bw.Write(doc[at+len(marker)-1:])
 	bw.WriteByte('\n')

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/jsonw"
 )
 
 // SARIFSchema is the schema URI written in SARIF output's $schema.
@@ -44,6 +46,7 @@ func SARIF(w io.Writer, r *finding.Report, opt Options) error {
 		ruleIndex[ri.ID] = len(run.Tool.Driver.Rules)
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, ruleDescriptor(ri))
 	}
+	indexes := make([]int, len(r.Findings))
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		idx, ok := ruleIndex[f.Rule]
@@ -52,7 +55,7 @@ func SARIF(w io.Writer, r *finding.Report, opt Options) error {
 			ruleIndex[f.Rule] = idx
 			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, ruleDescriptor(finding.RuleDoc{ID: f.Rule, Name: f.Name}))
 		}
-		run.Results = append(run.Results, loc.result(f, idx))
+		indexes[i] = idx
 	}
 	run.Invocations = []sarifInvocation{loc.invocation(r.Inputs)}
 	if loc.base != "" {
@@ -60,10 +63,54 @@ func SARIF(w io.Writer, r *finding.Report, opt Options) error {
 			srcRoot: {URI: strings.TrimSuffix(fileURI(loc.base), "/") + "/"},
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+	// The results, megabytes for thousands of conflicts, are written one
+	// at a time as they are made (runs[0].results: three levels deep).
+	var jw *jsonw.Writer
+	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}
+	return encodeDocument(w, log, "results", 3, len(r.Findings), func(i int, bw *bufio.Writer) error {
+		if jw == nil {
+			jw = jsonw.NewWriter(4, func(b []byte) { bw.Write(b) })
+		}
+		res := loc.result(&r.Findings[i], indexes[i])
+		res.WriteJSON(jw)
+		jw.Flush()
+		return jw.Err()
+	})
+}
+
+// WriteJSON writes the result as encoding/json would (jsonw.Value), its
+// details through their own WriteJSON where they have one.
+func (r *sarifResult) WriteJSON(w *jsonw.Writer) {
+	w.Open('{')
+	w.Field("ruleId", r.RuleID)
+	w.Key("ruleIndex")
+	w.Int(r.RuleIndex)
+	w.Field("level", r.Level)
+	w.Key("message")
+	w.Any(r.Message)
+	if len(r.Locations) > 0 {
+		w.Key("locations")
+		w.Any(r.Locations)
+	}
+	if len(r.RelatedLocations) > 0 {
+		w.Key("relatedLocations")
+		w.Any(r.RelatedLocations)
+	}
+	if len(r.PartialFingerprints) > 0 {
+		w.Key("partialFingerprints")
+		w.Any(r.PartialFingerprints)
+	}
+	if p := r.Properties; p != nil {
+		w.Key("properties")
+		w.Open('{')
+		p.Subject.WriteFields(w)
+		if p.Details != nil {
+			w.Key("details")
+			w.Any(p.Details)
+		}
+		w.Close('}')
+	}
+	w.Close('}')
 }
 
 // The SARIF 2.1.0 objects etlink writes: only the properties it fills.

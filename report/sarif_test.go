@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/etlink/etlink/finding"
+	"github.com/etlink/etlink/internal/jsonw/jsonwtest"
 )
 
 // sarifSchemas are the vendored SARIF 2.1.0 schemas (testdata/README.md says
@@ -479,5 +480,20 @@ func TestRFC3986Check(t *testing.T) {
 		if got := rfc3986(s); got != want {
 			t.Errorf("rfc3986(%q) = %v, want %v", s, got, want)
 		}
+	}
+}
+
+// TestSARIFResultWritesAsEncodingJSON: results are written one at a time by
+// their own WriteJSON; each must be what encoding/json makes of it, with
+// every optional member present and absent, and details that write
+// themselves and details that do not.
+func TestSARIFResultWritesAsEncodingJSON(t *testing.T) {
+	full := sarifResult{RuleID: "ET301", RuleIndex: 2, Level: "error", Message: sarifMessage{Text: "a <b> & \"c\"\n"},
+		Locations:           []sarifLocation{{PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: "w/x.so", URIBaseID: srcRoot}, Region: &sarifRegion{StartLine: 3}}}},
+		RelatedLocations:    []sarifLocation{{LogicalLocations: []sarifLogicalLocation{{Name: "m", FullyQualifiedName: "a!m", Kind: "module"}}, Message: &sarifMessage{Text: "t"}}},
+		PartialFingerprints: map[string]string{fingerprintKey: "abc", "z": "y"},
+		Properties:          &resultProperties{Subject: finding.Subject{File: "f", Symbol: "_Z1fv", Demangled: "f()", Peer: "torch"}, Details: map[string]any{"use": "separate", "n": 3}}}
+	for _, r := range []sarifResult{full, {RuleID: "ET101", Level: "note"}, {RuleID: "ET102", Properties: &resultProperties{}}} {
+		jsonwtest.SameAsEncodingJSON(t, &r)
 	}
 }
