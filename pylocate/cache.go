@@ -45,31 +45,21 @@ var keyEnv = []string{"PATH", "HOME", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERS
 // kept.
 const maxRecords = 64
 
-// witness is a file or directory as it was when an answer was given: its
-// modification time and size, or, for a directory on sys.path, the names
-// in it an import of the package could take (Prefix: the package's name,
-// and the .pth files), so that unrelated files coming and going in a busy
-// working directory do not count.
+// witness is a file or directory as it was when an answer was given
+// (memo.Witness), or, for a directory on sys.path, the names in it an
+// import of the package could take (Prefix: the package's name, and the
+// .pth files), so that unrelated files coming and going in a busy working
+// directory do not count: its Changed is then the directory's change time
+// when its names were taken (0 when it changed within cachedir.Racy of
+// that), and while it is the same no name in it was added, removed or
+// renamed, and it is not listed.
 type witness struct {
-	Path   string `json:"path"`
-	Exists bool   `json:"exists"`
-	Mtime  int64  `json:"mtime,omitempty"`
-	Size   int64  `json:"size,omitempty"`
+	memo.Witness
 	Prefix string `json:"prefix,omitempty"`
 	Names  string `json:"names,omitempty"`
-	// Changed is a directory's change time when its names were taken (0
-	// when it changed within cachedir.Racy of that): while it is the same,
-	// no name in it was added, removed or renamed, and it is not listed.
-	Changed int64 `json:"changed,omitempty"`
 }
 
-func witnessOf(p string) witness {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return witness{Path: p}
-	}
-	return witness{Path: p, Exists: true, Mtime: fi.ModTime().UnixNano(), Size: fi.Size()}
-}
+func witnessOf(p string) witness { return witness{Witness: memo.WitnessOf(p)} }
 
 // witnessEntries is the witness of a sys.path entry: a directory by the
 // names in it that start with prefix or end in .pth (a hash of them), a
@@ -86,7 +76,7 @@ func witnessEntries(p, prefix string) witness {
 			h.Write([]byte(n + "\x00"))
 		}
 	}
-	w := witness{Path: p, Exists: true, Prefix: prefix, Names: hex.EncodeToString(h.Sum(nil))}
+	w := witness{Witness: memo.Witness{Path: p, Exists: true}, Prefix: prefix, Names: hex.EncodeToString(h.Sum(nil))}
 	if changed != 0 && changed < clock().Add(-cachedir.Racy).UnixNano() && memo.ChangeTime(p) == changed {
 		w.Changed = changed
 	}
@@ -135,7 +125,7 @@ func (r *record) valid() bool {
 
 // recordVersion changes when the witnesses an answer holds do: an answer
 // remembered before is asked again, once, and remembered with them.
-const recordVersion = "witnesses with change times"
+const recordVersion = "witnesses with inodes"
 
 // cacheKey is the question an answer is to: the package and the
 // interpreter's path as found, in this directory and environment.

@@ -386,10 +386,10 @@ func PackageFiles(dir string) ([]string, error) {
 		}
 		rec.Files = append(rec.Files, rel) // dir may be given another way next time
 	}
-	racy := time.Now().Add(-cachedir.Racy).UnixNano()
+	racy := clock().Add(-cachedir.Racy).UnixNano()
 	for _, d := range walked {
 		w := witnessOf(d)
-		if !w.Exists || w.Mtime > racy {
+		if !w.Exists || w.Mtime > racy || w.Changed > racy {
 			return out, nil
 		}
 		rec.Witnesses = append(rec.Witnesses, w)

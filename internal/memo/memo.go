@@ -30,8 +30,9 @@ type Store struct {
 // Open is the store in dir, keeping the max most recently written records.
 func Open(dir string, max int) *Store { return &Store{dir: dir, max: max} }
 
-// witness is a file or directory as it was when the value was computed.
-type witness struct {
+// Witness is a file or directory as it was when a value was computed from
+// it: what a later run compares (WitnessOf) before it answers from memory.
+type Witness struct {
 	Path    string `json:"path"`
 	Exists  bool   `json:"exists,omitempty"`
 	Ino     uint64 `json:"ino,omitempty"`
@@ -51,19 +52,20 @@ func ChangeTime(p string) int64 {
 	return changed
 }
 
-func witnessOf(p string) witness {
+// WitnessOf is p as it is now.
+func WitnessOf(p string) Witness {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return witness{Path: p}
+		return Witness{Path: p}
 	}
 	ino, changed := inodeAndChange(fi)
-	return witness{Path: p, Exists: true, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Changed: changed}
+	return Witness{Path: p, Exists: true, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Changed: changed}
 }
 
 type record struct {
 	Key       string          `json:"key"`
 	Value     json.RawMessage `json:"value"`
-	Witnesses []witness       `json:"witnesses"`
+	Witnesses []Witness       `json:"witnesses"`
 }
 
 // file is where key's record is kept.
@@ -88,7 +90,7 @@ func (s *Store) Get(key string, v any) bool {
 		return false
 	}
 	for _, w := range r.Witnesses {
-		if witnessOf(w.Path) != w {
+		if WitnessOf(w.Path) != w {
 			return false
 		}
 	}
@@ -107,7 +109,7 @@ func (s *Store) Put(key string, v any, paths []string) {
 	racy := time.Now().Add(-cachedir.Racy).UnixNano()
 	slices.Sort(paths)
 	for _, p := range slices.Compact(paths) {
-		w := witnessOf(p)
+		w := WitnessOf(p)
 		if w.Mtime > racy || w.Changed > racy {
 			return
 		}
