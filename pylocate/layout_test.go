@@ -247,3 +247,57 @@ func TestPyenvShim(t *testing.T) {
 	t.Setenv("PYENV_VERSION", "3") // a prefix: pyenv resolves it, etlink runs the shim
 	declines(t, shim, "json", "may resolve it as a prefix")
 }
+
+// TestDistPackagesAgree: every top-level name in Debian's dist-packages
+// (and a few of the standard library's), located from files as the system
+// interpreter's import system locates it, or declined with a reason; and
+// most answered from files (a model that declines everything would pass
+// the first test and start Python every run).
+func TestDistPackagesAgree(t *testing.T) {
+	py := systemPython(t)
+	quietEnv(t)
+	ents, err := os.ReadDir("/usr/lib/python3/dist-packages")
+	if err != nil {
+		testenv.Missing(t, "Debian's dist-packages: %v", err)
+	}
+	names := []string{"json", "email", "sqlite3", "etlinknothere"}
+	for _, e := range ents {
+		n := strings.TrimSuffix(e.Name(), ".py")
+		if i := strings.IndexAny(n, ".-"); i >= 0 {
+			n = n[:i]
+		}
+		if n != "" && !strings.HasPrefix(n, "_") {
+			names = append(names, n)
+		}
+	}
+	out, err := exec.Command(py, append([]string{"-c", `import importlib.util, os, sys
+for n in sys.argv[1:]:
+    try:
+        spec = importlib.util.find_spec(n)
+    except Exception:
+        spec = None
+    print("" if spec is None or spec.origin is None else os.path.dirname(os.path.abspath(spec.origin)))`}, names...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	read := 0
+	for i, n := range names {
+		dir, _, _, err := fromFiles(py, n)
+		var u *unreadable
+		switch {
+		case errors.As(err, &u):
+			t.Logf("%s: declined: %s", n, u.reason)
+		case err != nil:
+			t.Errorf("%s: %v", n, err)
+		case dir != want[i]:
+			t.Errorf("%s: read %q from files, the interpreter finds %q", n, dir, want[i])
+		default:
+			read++
+		}
+	}
+	if read < len(names)*8/10 {
+		t.Errorf("%d of %d names answered from files, want most", read, len(names))
+	}
+	t.Logf("%d of %d names answered from files, each as the interpreter answers", read, len(names))
+}
