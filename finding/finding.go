@@ -193,8 +193,9 @@ type Platform struct {
 	// System are the libraries the objects need from the system.
 	System []string `json:"system_libraries,omitempty"`
 	// Versioned are the symbol versions the objects need from each
-	// library of the system, sorted: auditwheel show's versioned_symbols
-	// for the objects themselves (each external library's are its own).
+	// library, sorted: auditwheel show's versioned_symbols for the objects
+	// themselves (each external library's are its own). Those needed from
+	// the package's own libraries constrain no tag.
 	Versioned map[string][]string `json:"versioned_symbols,omitempty"`
 	// SymbolTag is the most compatible tag the symbol versions allow, the
 	// external libraries' counted: auditwheel show's sym_tag, the tag

@@ -75,9 +75,11 @@ type Result struct {
 	// System maps each library needed from the system to the objects
 	// needing it.
 	System map[string][]string
-	// Versioned are the versions the objects need from each library of
-	// the system, sorted (auditwheel's versioned_symbols, for the objects
-	// themselves).
+	// Versioned are the versions the objects need from each library,
+	// sorted: auditwheel's versioned_symbols for the objects themselves.
+	// Those of the package's own libraries are listed, as auditwheel lists
+	// them, but constrain nothing (the loader binds them to the package's
+	// own definitions).
 	Versioned map[string][]string
 	// External are the libraries some policy does not allow, directly
 	// needed or through one another, by soname: the most compatible
@@ -164,7 +166,7 @@ func (r *Result) add(o *elfobj.Object, resolve func(*elfobj.Object, []*elfobj.Ob
 		if s.Section() != elf.SHN_UNDEF || s.Name == "" {
 			continue
 		}
-		if s.Version() != "" && system[s.Library()] {
+		if s.Version() != "" && s.Library() != "" && !loader(s.Library()) {
 			r.Versioned[s.Library()] = append(r.Versioned[s.Library()], s.Version())
 		}
 		if s.Version() != "" && system[s.Library()] && !seen[s.Version()] {

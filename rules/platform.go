@@ -39,17 +39,23 @@ libraries the policy does not allow; or claim the tag the wheel is consistent wi
 
 // Platforms makes the platform verdicts of a package: which policy its
 // objects of each architecture satisfy, judged with the loader's search of
-// the installed tree (a library is the package's own when the search
+// the installed tree (a library is the package's own when that search
 // finds one of its files), and the libraries of the system they need that
-// a policy does not allow, found by the same search.
-func Platforms(pkg *analyze.Package, l *analyze.Loader) []*policy.Result {
+// a policy does not allow. A library the installed tree would not find
+// (ET402) is looked for as the build machine's search finds it, as
+// auditwheel looks for it: there auditwheel repair would graft it from,
+// and what it needs in turn is external too.
+func Platforms(pkg *analyze.Package, installed, build *analyze.Loader) []*policy.Result {
 	shipped := map[*elfobj.Object]bool{}
 	for _, o := range pkg.Objects {
 		shipped[o] = true
 	}
 	return policy.Analyze(policy.Input{Objects: pkg.Objects,
 		Resolve: func(o *elfobj.Object, chain []*elfobj.Object, name string) policy.Dep {
-			res := l.Resolve(o, chain, name)
+			res := installed.Resolve(o, chain, name)
+			if res.Object == nil {
+				res = build.Resolve(o, chain, name)
+			}
 			return policy.Dep{Object: res.Object, Shipped: res.Object != nil && shipped[res.Object]}
 		},
 		VersionNeeds: elfobj.ReadVersionNeeds,

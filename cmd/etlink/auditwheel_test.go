@@ -19,8 +19,9 @@ import (
 // TestExternalLibrariesAgreeWithLoader builds the wheels of
 // testdata/auditwheel (extensions needing Debian's libXNNPACK, which needs
 // libcpuinfo and libpthreadpool; a library found through LD_LIBRARY_PATH
-// that needs another through its $ORIGIN RUNPATH, needed directly or by a
-// library the wheel ships; a library that is nowhere) and holds etlink
+// that needs another through its $ORIGIN RUNPATH, needed directly, by a
+// library the wheel ships, or through an absolute RUNPATH of the build
+// machine, without LD_LIBRARY_PATH; a library that is nowhere) and holds etlink
 // check's external libraries to glibc's loader: each library ldd maps for
 // the extension, with LD_LIBRARY_PATH as --library-path gives it, that no
 // manylinux policy allows and the wheel does not ship is listed, at the
@@ -35,11 +36,15 @@ func TestExternalLibrariesAgreeWithLoader(t *testing.T) {
 	libDir := filepath.Join(dir, "lib")
 	policies := policy.For(policy.Glibc, "x86_64")
 	allowed := policies[0].Libraries // the most compatible policy allows the fewest
-	want := map[string]int{"xnnpack": 3, "chain": 2, "shipped": 2, "gone": 1, "clean": 0}
+	want := map[string]int{"xnnpack": 3, "chain": 2, "shipped": 2, "rpath": 2, "gone": 1, "clean": 0}
 	for name, n := range want {
 		t.Run(name, func(t *testing.T) {
 			wheel := filepath.Join(dir, name+"-1.0-cp311-cp311-manylinux_2_17_x86_64.whl")
 			ext := filepath.Join(dir, "build", name+".so")
+			libDir := libDir
+			if name == "rpath" {
+				libDir = "" // its RUNPATH finds it
+			}
 			_, out, errs := runCLI(t, "check", wheel, "--library-path", libDir, "--format", "json", "-q", "--fail-on", "none")
 			r := decodeReport(t, out)
 			if len(r.Platforms) != 1 {
@@ -125,7 +130,7 @@ func checkExternal(t *testing.T, e finding.ExternalLibrary, path string, all map
 func lddMap(t *testing.T, lib, libDir string) map[string]string {
 	t.Helper()
 	cmd := exec.Command("ldd", lib)
-	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+libDir)
+	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+libDir) // "": none
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("ldd %s: %v", lib, err)

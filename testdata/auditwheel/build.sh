@@ -15,6 +15,9 @@
 #   chain-...whl    needs libouter.so.1 (and so libinner.so.1)
 #   shipped-...whl  needs its own libshipped.so (DT_RUNPATH $ORIGIN), which
 #                   needs libouter.so.1
+#   rpath-...whl    needs libouter.so.1 through an absolute DT_RUNPATH into OUTDIR/lib
+#                   (the build machine's path: auditwheel follows it, and so does
+#                   etlink for the external libraries, beside its ET203 and ET402)
 #   gone-...whl     needs libgone.so.1, which is nowhere once built
 #   clean-...whl    needs only what every manylinux policy allows
 #
@@ -38,13 +41,14 @@ ext() { # ext NAME CFLAGS... : the extension module built into $b/NAME.so
 ext xnnpack -DUSE_XNNPACK -lXNNPACK
 ext chain -DUSE_OUTER "$out/lib/libouter.so.1"
 ext shipped -DUSE_SHIPPED "$b/libshipped.so" -Wl,--enable-new-dtags,-rpath,'$ORIGIN'
+ext rpath -DUSE_OUTER "$out/lib/libouter.so.1" -Wl,--enable-new-dtags,-rpath,"$out/lib"
 ext gone -DUSE_GONE "$b/libgone.so.1"
 ext clean
 rm "$b/libgone.so.1"
 
 so=cpython-311-x86_64-linux-gnu.so
 tag=cp311-cp311-manylinux_2_17_x86_64
-for name in xnnpack chain gone clean; do
+for name in xnnpack chain rpath gone clean; do
 	python3 "$here/mkwheel.py" "$out/$name-1.0-$tag.whl" "$name/ext.$so=$b/$name.so"
 done
 python3 "$here/mkwheel.py" "$out/shipped-1.0-$tag.whl" "shipped/ext.$so=$b/shipped.so" "shipped/libshipped.so=$b/libshipped.so"
