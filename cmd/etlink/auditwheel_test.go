@@ -79,7 +79,22 @@ func TestExternalLibrariesAgreeWithLoader(t *testing.T) {
 			}
 		})
 	}
-	_, text, _ := runCLI(t, "check", filepath.Join(dir, "chain-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"), "--library-path", libDir, "-q", "--fail-on", "none")
+	// A relative LD_LIBRARY_PATH is read from the current directory, and
+	// $ORIGIN of a library found there with it (ldd maps libinner.so.1 as
+	// lib/../inner/libinner.so.1; auditwheel does not find it).
+	t.Chdir(dir)
+	chain := "chain-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"
+	_, out, _ := runCLI(t, "check", chain, "--library-path", "lib", "--format", "json", "-q", "--fail-on", "none")
+	var found []string
+	for _, e := range decodeReport(t, out).Platforms[0].External {
+		if e.Path != "" {
+			found = append(found, e.Soname)
+		}
+	}
+	if want := []string{"libinner.so.1", "libouter.so.1"}; !slices.Equal(found, want) {
+		t.Errorf("--library-path lib: found %v; ldd maps %v", found, want)
+	}
+	_, text, _ := runCLI(t, "check", chain, "--library-path", "lib", "-q", "--fail-on", "none")
 	if !strings.Contains(text, "external: libinner.so.1, libouter.so.1") {
 		t.Errorf("the platform line does not name the external libraries:\n%s", text)
 	}

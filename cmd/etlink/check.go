@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -67,7 +68,7 @@ func runCheck(c *command, a *app, args []string) int {
 	several := len(packages(fs.Args())) > 1
 	opt := analyze.Options{Package: true}
 	if libPath != "" {
-		opt.LibraryPath = strings.Split(libPath, ":")
+		opt.LibraryPath = absDirs(strings.Split(libPath, ":"))
 	}
 	r, ok := a.report("check", fs.Args(), &pf, out, opt, func(s *analyze.Session, ctx *rules.Context, r *finding.Report) {
 		r.Findings = append(r.Findings, rules.Run(ctx, rules.CheckRules(len(pf.with) > 0))...)
@@ -83,4 +84,19 @@ func runCheck(c *command, a *app, args []string) int {
 		return exitError
 	}
 	return a.emit(out, failOn, r)
+}
+
+// absDirs makes LD_LIBRARY_PATH's directories absolute, as the loader reads
+// a relative one: from the current directory ("" is the current directory
+// itself). $ORIGIN of a library found there is then absolute too.
+func absDirs(dirs []string) []string {
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			abs = d
+		}
+		out[i] = abs
+	}
+	return out
 }

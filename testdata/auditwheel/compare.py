@@ -62,12 +62,13 @@ print("|---|---|---|---|---|---|---|---|")
 for wheel in args:
     aw, aw_s = show(wheel)
     et, et_s = check(wheel)
-    name = os.path.basename(wheel)
+    name = wheel
     times = f"{aw_s:.2f} s / {et_s:.2f} s"
     plats = et.get("platforms") or []
     if "overall_tag" not in aw:
-        et_tags = cell(p["consistent_with"] for p in plats)
-        print(f"| {name} | no verdict: {aw.get('error', '?')} | {et_tags} {et.get('error', '')} | - | - | - | {times} | n/a |")
+        et_says = cell(p["consistent_with"] for p in plats) if plats else "no verdict: " + cell(
+            i["error"] for i in et.get("inputs", []) if i.get("error"))
+        print(f"| {name} | no verdict: {aw.get('error', '?')} | {et_says} | - | - | - | {times} | n/a |")
         continue
     aw_tag = f"{aw['overall_tag']} [{aw['sym_tag']}]"
     aw_ext = set(aw["external_libs"])
