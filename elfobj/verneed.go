@@ -18,7 +18,8 @@ type VersionNeed struct {
 // libraries a question reaches that the search may have read only in part
 // (the index answers for their names, not their needs): the headers, the
 // needs table (a few hundred bytes) and each name where it lies in the
-// string table. An object inside a wheel or an archive has no file of its
+// string table (the file was charged to the run's budget when the search
+// opened it). An object inside a wheel or an archive has no file of its
 // own; its needs are its symbols'.
 func ReadVersionNeeds(o *Object) (needs []VersionNeed, err error) {
 	if o.Wheel != "" || o.Archive != "" {
