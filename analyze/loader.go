@@ -29,7 +29,8 @@ import (
 // name, DF_1_NODEFLIB, and LD_PRELOAD.
 type Loader struct {
 	// LibraryPath plays LD_LIBRARY_PATH; empty by default so that results do
-	// not depend on the caller's environment.
+	// not depend on the caller's environment. Relocated keeps it: it names
+	// the directories of the machine the package runs on.
 	LibraryPath []string
 	// Cache is the parsed ld.so.cache, nil when none could be read.
 	Cache *ldcache.Cache
@@ -230,7 +231,8 @@ func (l *Loader) resolve(needer *elfobj.Object, chain []*elfobj.Object, name str
 	}
 	try := func(dirs []string, owner *elfobj.Object, via Via) bool {
 		for _, d := range dirs {
-			if l.Relocated && !strings.Contains(d, "ORIGIN") && !IsSystemDir(d, needer.Machine, needer.Class) {
+			// LibraryPath is the installed machine's too: the caller gave it.
+			if l.Relocated && via != ViaLibraryPath && !strings.Contains(d, "ORIGIN") && !IsSystemDir(d, needer.Machine, needer.Class) {
 				res.Tried = append(res.Tried, d+"/"+name+" (a build-machine path: gone once installed)")
 				continue
 			}

@@ -52,6 +52,8 @@ type Options struct {
 	Package bool
 	// Cache is the ld.so.cache file (default /etc/ld.so.cache).
 	Cache string
+	// LibraryPath plays LD_LIBRARY_PATH in every search (Loader.LibraryPath).
+	LibraryPath []string
 	// Index, when set, answers for the closure's libraries that hold none
 	// of the names read for (elfobj.Index).
 	Index *elfobj.Index
@@ -134,7 +136,7 @@ func Open(opt Options) (*Session, error) {
 	if s.Cache = c.cache; c.err != nil {
 		noCache(c.err, log)
 	}
-	args := peerArgs{read, wheel, s.Cache}
+	args := peerArgs{read, wheel, s.Cache, opt.LibraryPath}
 	if aheadIn != nil {
 		aheadIn <- args
 	}
@@ -153,7 +155,7 @@ func Open(opt Options) (*Session, error) {
 		interp = <-interpCh
 	}
 	if loader == nil {
-		loader = newLoader(s.Cache, wheel, read)
+		loader = newLoader(args)
 	}
 	s.Build = NewBuild(loader, readInterpreter(interp, loader, s.Objects, log), wheel, peer, opt.Order)
 	if n := len(wheel.OtherPython); n > 0 {
@@ -423,11 +425,12 @@ func locateTorch(opt Options) <-chan located {
 	return ch
 }
 
-// newLoader is the loader search of a process holding wheel: it knows the
-// wheel's objects, and reads others (the peer's among them) with read.
-func newLoader(cache *ldcache.Cache, wheel *Side, read elfobj.Options) *Loader {
-	l := NewLoader(cache, wheel.Inputs)
-	l.Read = read
+// newLoader is the loader search of a process holding args.wheel: it
+// knows the wheel's objects, and reads others (the peer's among them) with
+// args.read.
+func newLoader(args peerArgs) *Loader {
+	l := NewLoader(args.cache, args.wheel.Inputs)
+	l.Read, l.LibraryPath = args.read, args.libraryPath
 	return l
 }
 
@@ -456,7 +459,7 @@ func listTorch(dir string) peerRead {
 // both sides' load closures.
 func (r *peerRead) open(name string, args peerArgs) {
 	if r.err == nil {
-		r.loader = newLoader(args.cache, args.wheel, args.read)
+		r.loader = newLoader(args)
 		r.objs, r.errs = r.loader.OpenInputs(r.files, Roots(args.wheel))
 		r.side = NewSide(name, r.objs, ReadPythonPlan([]string{r.dir}, r.objs))
 	}
@@ -464,9 +467,10 @@ func (r *peerRead) open(name string, args peerArgs) {
 
 // peerArgs is what reading the peer needs from the wheel's side.
 type peerArgs struct {
-	read  elfobj.Options
-	wheel *Side
-	cache *ldcache.Cache
+	read        elfobj.Options
+	wheel       *Side
+	cache       *ldcache.Cache
+	libraryPath []string
 }
 
 // readAhead starts reading torch from where pylocate.Guess expects it

@@ -192,6 +192,44 @@ type Platform struct {
 	Blockers []string `json:"blockers,omitempty"`
 	// System are the libraries the objects need from the system.
 	System []string `json:"system_libraries,omitempty"`
+	// Versioned are the symbol versions the objects need from each
+	// library, sorted: auditwheel show's versioned_symbols for the objects
+	// themselves (each external library's are its own). Those needed from
+	// the package's own libraries constrain no tag.
+	Versioned map[string][]string `json:"versioned_symbols,omitempty"`
+	// SymbolTag is the most compatible tag the symbol versions allow, the
+	// external libraries' counted: auditwheel show's sym_tag, the tag
+	// auditwheel repair can reach by grafting them.
+	SymbolTag string `json:"symbol_tag,omitempty"`
+	// External are the libraries of the system that some policy does not
+	// allow, needed by the objects or, through one another, in turn, by
+	// soname: auditwheel show's external_libs, which auditwheel repair
+	// grafts.
+	External []ExternalLibrary `json:"external_libraries,omitempty"`
+}
+
+// ExternalLibrary is one library of the system a policy does not allow.
+type ExternalLibrary struct {
+	// Soname is the DT_NEEDED name; Path the file the loader's search
+	// finds, absent when it finds none.
+	Soname string `json:"soname"`
+	Path   string `json:"path,omitempty"`
+	// NeededBy is the first object seen needing it: the package's, or
+	// the external library named by Through.
+	NeededBy string `json:"needed_by"`
+	Through  string `json:"through,omitempty"`
+	// Needs are the newest versions it needs, one per namespace;
+	// Versioned every version it needs, per library (the dynamic
+	// loader's left out, as auditwheel leaves it out).
+	Needs     []string            `json:"needs,omitempty"`
+	Versioned map[string][]string `json:"versioned_symbols,omitempty"`
+	// Breaks are the policies it keeps the objects from, the most
+	// compatible first; AllowedFrom is the most compatible policy that
+	// allows it, absent when none does.
+	Breaks      []string `json:"breaks"`
+	AllowedFrom string   `json:"allowed_from,omitempty"`
+	// Error says why its versions could not be read.
+	Error string `json:"error,omitempty"`
 }
 
 // Tool names the producer of a report.

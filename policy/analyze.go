@@ -21,12 +21,44 @@ type Need struct {
 	Symbol  string `json:"symbol"`
 }
 
-// Input is what a verdict is made from: the package's objects, and for
-// each DT_NEEDED of one, whether the library it resolves to is the
-// package's own.
+// Input is what a verdict is made from: the package's objects, where each
+// DT_NEEDED entry resolves, and how the needs of a library of the system
+// are read.
 type Input struct {
 	Objects []*elfobj.Object
-	Shipped func(o *elfobj.Object, needed string) bool
+	// Resolve finds the library o's DT_NEEDED entry names as the loader's
+	// search would; chain are the objects that loaded o, nearest first
+	// (their DT_RPATH counts).
+	Resolve func(o *elfobj.Object, chain []*elfobj.Object, needed string) Dep
+	// VersionNeeds reads the symbol versions a library of the system
+	// needs (elfobj.ReadVersionNeeds).
+	VersionNeeds func(lib *elfobj.Object) ([]elfobj.VersionNeed, error)
+}
+
+// Dep is what a DT_NEEDED entry resolves to.
+type Dep struct {
+	Object  *elfobj.Object // nil: the search finds nothing
+	Shipped bool           // one of the package's own files
+}
+
+// External is a library of the system that a policy does not allow,
+// needed by the package's objects or, through such a library, in turn:
+// what auditwheel show lists as external and auditwheel repair grafts.
+type External struct {
+	Soname string         // the DT_NEEDED name
+	Object *elfobj.Object // the file the search finds; nil: none
+	// NeededBy is the first object seen needing it: one of the package's,
+	// or Through, the external library it is needed through.
+	NeededBy *elfobj.Object
+	Through  string
+	// Needs are the versions it needs, per library (the loader's left
+	// out, as auditwheel leaves it out); Err says why they could not be
+	// read.
+	Needs []elfobj.VersionNeed
+	Err   error
+	// Breaks are the policies it keeps the objects from, the most
+	// compatible first.
+	Breaks []string
 }
 
 // Result is the verdict for the objects of one architecture.
@@ -43,6 +75,18 @@ type Result struct {
 	// System maps each library needed from the system to the objects
 	// needing it.
 	System map[string][]string
+	// Versioned are the versions the objects need from each library,
+	// sorted: auditwheel's versioned_symbols for the objects themselves.
+	// Those of the package's own libraries are listed, as auditwheel lists
+	// them, but constrain nothing (the loader binds them to the package's
+	// own definitions).
+	Versioned map[string][]string
+	// External are the libraries some policy does not allow, directly
+	// needed or through one another, by soname: the most compatible
+	// policy's list, which holds every other's (auditwheel show's
+	// "external shared libraries").
+	External []*External
+	objects  []*elfobj.Object
 	// uses are calls of symbols some policy forbids.
 	uses []Need
 }
@@ -62,11 +106,12 @@ func Analyze(in Input) []*Result {
 		}
 		r := byArch[arch]
 		if r == nil {
-			r = &Result{Arch: arch, Libc: Glibc, System: map[string][]string{}}
+			r = &Result{Arch: arch, Libc: Glibc, System: map[string][]string{}, Versioned: map[string][]string{}}
 			byArch[arch] = r
 			order = append(order, arch)
 		}
-		r.add(o, in.Shipped)
+		r.objects = append(r.objects, o)
+		r.add(o, in.Resolve)
 	}
 	var out []*Result
 	for _, arch := range order {
@@ -83,6 +128,11 @@ func Analyze(in Input) []*Result {
 			slices.Sort(r.System[lib])
 			r.System[lib] = slices.Compact(r.System[lib])
 		}
+		for lib, vs := range r.Versioned {
+			slices.SortFunc(vs, compareVersions)
+			r.Versioned[lib] = slices.Compact(vs)
+		}
+		r.externals(in)
 		sort.Slice(r.Needs, func(i, j int) bool { return r.Needs[i].Version < r.Needs[j].Version })
 		out = append(out, r)
 	}
@@ -95,10 +145,10 @@ func loader(name string) bool {
 	return strings.HasPrefix(name, "ld-linux") || strings.HasPrefix(name, "ld-musl") || name == "ld64.so.1" || name == "ld64.so.2"
 }
 
-func (r *Result) add(o *elfobj.Object, shipped func(*elfobj.Object, string) bool) {
+func (r *Result) add(o *elfobj.Object, resolve func(*elfobj.Object, []*elfobj.Object, string) Dep) {
 	system := map[string]bool{}
 	for _, n := range o.Needed {
-		if loader(n) || shipped(o, n) {
+		if loader(n) || resolve(o, nil, n).Shipped {
 			continue
 		}
 		system[n] = true
@@ -115,6 +165,9 @@ func (r *Result) add(o *elfobj.Object, shipped func(*elfobj.Object, string) bool
 		s := &o.Symbols[i]
 		if s.Section() != elf.SHN_UNDEF || s.Name == "" {
 			continue
+		}
+		if s.Version() != "" && s.Library() != "" && !loader(s.Library()) {
+			r.Versioned[s.Library()] = append(r.Versioned[s.Library()], s.Version())
 		}
 		if s.Version() != "" && system[s.Library()] && !seen[s.Version()] {
 			seen[s.Version()] = true
@@ -172,25 +225,29 @@ func (r *Result) Violations(p Policy) []string {
 	return out
 }
 
-// Newest are the versions needed, the newest of each namespace first
-// seen, for a summary: GLIBC_2.34, GLIBCXX_3.4.30.
-func (r *Result) Newest() []Need {
-	best := map[string]Need{}
-	var order []string
-	for _, n := range r.Needs {
-		ns, _, _ := strings.Cut(n.Version, "_")
-		cur, ok := best[ns]
-		if !ok {
-			order = append(order, ns)
-		}
-		if !ok || versionLess(cur.Version, n.Version) {
-			best[ns] = n
+// Newest are the newest of versions in each namespace, by namespace, for
+// a summary: GLIBC_2.34, GLIBCXX_3.4.30.
+func Newest(versions []string) []string {
+	best := map[string]string{}
+	for _, v := range versions {
+		ns, _, _ := strings.Cut(v, "_")
+		if cur, ok := best[ns]; !ok || versionLess(cur, v) {
+			best[ns] = v
 		}
 	}
-	slices.Sort(order)
-	out := make([]Need, len(order))
-	for i, ns := range order {
-		out[i] = best[ns]
+	out := make([]string, 0, len(best))
+	for _, v := range best {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, compareVersions)
+	return out
+}
+
+// Versions are the names of the versions needed.
+func (r *Result) Versions() []string {
+	out := make([]string, len(r.Needs))
+	for i, n := range r.Needs {
+		out[i] = n.Version
 	}
 	return out
 }

@@ -10,6 +10,12 @@
 // in tables.go (go generate writes it; TestTablesAreAuditwheels holds the
 // two to each other).
 //
+// The external libraries (external.go) are auditwheel's too: for each
+// policy, the libraries of the system it does not allow, and through them,
+// transitively, the libraries those need (a library it allows is not
+// walked through), each with the symbol versions it needs; SymbolTag is
+// auditwheel's sym_tag, those versions counted.
+//
 // Where it differs from auditwheel: a version needed from a library the
 // package itself ships constrains nothing (auditwheel counts it too), and
 // the x86-64 ISA level (x86-64-v2 ...), UCS-2 Python and pyfpe checks are

@@ -109,7 +109,8 @@ func newTextWriter(w io.Writer, r *finding.Report, opt Options) (*textWriter, er
 // platform says which platform tag a package's objects are consistent
 // with, as auditwheel show does, and what they need from the system: in
 // one line, with what keeps it from the next tag and how much it needs
-// counted; -v lists them.
+// counted; -v lists them, and each external library with the file found,
+// what needs it, the versions it needs and the policies it breaks.
 func (t *textWriter) platform(p finding.Platform) {
 	head := fmt.Sprintf("platform %s: consistent with %s", p.Arch, p.ConsistentWith)
 	if p.Package != "" {
@@ -136,16 +137,55 @@ func (t *textWriter) platform(p finding.Platform) {
 	if len(p.Blockers) > 0 {
 		t.line(2, 4, "not "+p.Next+": "+strings.Join(p.Blockers, "; "))
 	}
+	if len(p.External) == 0 {
+		return
+	}
+	if p.SymbolTag != "" && p.SymbolTag != p.ConsistentWith {
+		t.line(2, 4, "with the external libraries grafted (auditwheel repair), the symbol versions allow "+p.SymbolTag+" at best")
+	}
+	t.line(2, 4, "external libraries (auditwheel repair grafts them):")
+	for _, e := range p.External {
+		t.line(4, 6, t.externalLine(e))
+	}
+}
+
+// externalLine is one external library under -v.
+func (t *textWriter) externalLine(e finding.ExternalLibrary) string {
+	s := e.Soname + " => not found"
+	if e.Path != "" {
+		s = e.Soname + " => " + e.Path
+	}
+	if e.Through != "" {
+		s += ", through " + e.Through
+	} else {
+		s += ", needed by " + t.short(e.NeededBy)
+	}
+	if len(e.Needs) > 0 {
+		s += "; needs " + strings.Join(e.Needs, ", ")
+	}
+	switch {
+	case e.Error != "":
+		s += "; its versions unread: " + e.Error
+	case len(e.Breaks) == 0:
+	case e.AllowedFrom == "":
+		s += "; no policy allows it"
+	default:
+		s += fmt.Sprintf("; breaks %s to %s, allowed from %s", e.Breaks[0], e.Breaks[len(e.Breaks)-1], e.AllowedFrom)
+	}
+	return s
 }
 
 // platformBrief is the rest of a platform's line without -v: the first
-// thing that keeps it from the next tag, and what it needs, a few named and
-// the rest counted.
+// thing that keeps it from the next tag (its subject: what needs it is
+// for -v), what it needs, a few named and the rest counted, and the
+// external libraries (auditwheel's list), else every library it needs
+// from the system.
 func platformBrief(p finding.Platform) string {
 	var s string
 	cut := false
 	if len(p.Blockers) > 0 {
-		s = "; not " + p.Next + ": " + p.Blockers[0]
+		first, _, _ := strings.Cut(p.Blockers[0], " (")
+		s = "; not " + p.Next + ": " + first
 		if cut = len(p.Blockers) > 1; cut {
 			s += ", and more"
 		}
@@ -154,7 +194,13 @@ func platformBrief(p finding.Platform) string {
 	if len(p.Needs) > 0 {
 		parts = append(parts, "needs "+firstOf(p.Needs, &cut))
 	}
-	if len(p.System) > 0 {
+	if len(p.External) > 0 {
+		names := make([]string, len(p.External))
+		for i, e := range p.External {
+			names[i] = e.Soname
+		}
+		parts = append(parts, "external: "+firstOf(names, &cut))
+	} else if len(p.System) > 0 {
 		parts = append(parts, "from the system: "+firstOf(p.System, &cut))
 	}
 	if len(parts) > 0 {

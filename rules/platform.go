@@ -39,29 +39,43 @@ libraries the policy does not allow; or claim the tag the wheel is consistent wi
 
 // Platforms makes the platform verdicts of a package: which policy its
 // objects of each architecture satisfy, judged with the loader's search of
-// the installed tree (a library is the package's own when the search
-// finds one of its files).
-func Platforms(pkg *analyze.Package, l *analyze.Loader) []*policy.Result {
+// the installed tree (a library is the package's own when that search
+// finds one of its files), and the libraries of the system they need that
+// a policy does not allow. A library the installed tree would not find
+// (ET402) is looked for as the build machine's search finds it, as
+// auditwheel looks for it: there auditwheel repair would graft it from,
+// and what it needs in turn is external too.
+func Platforms(pkg *analyze.Package, installed, build *analyze.Loader) []*policy.Result {
 	shipped := map[*elfobj.Object]bool{}
 	for _, o := range pkg.Objects {
 		shipped[o] = true
 	}
-	return policy.Analyze(policy.Input{Objects: pkg.Objects, Shipped: func(o *elfobj.Object, name string) bool {
-		res := l.Resolve(o, nil, name)
-		return res.Object != nil && shipped[res.Object]
-	}})
+	return policy.Analyze(policy.Input{Objects: pkg.Objects,
+		Resolve: func(o *elfobj.Object, chain []*elfobj.Object, name string) policy.Dep {
+			res := installed.Resolve(o, chain, name)
+			if res.Object == nil {
+				res = build.Resolve(o, chain, name)
+			}
+			return policy.Dep{Object: res.Object, Shipped: res.Object != nil && shipped[res.Object]}
+		},
+		VersionNeeds: elfobj.ReadVersionNeeds,
+	})
 }
 
 // PlatformReport is a verdict as the report says it.
 func PlatformReport(r *policy.Result, tags []string) finding.Platform {
-	p := finding.Platform{Arch: r.Arch, Libc: string(r.Libc), ConsistentWith: r.Tag(), Tags: archTags(tags, r.Arch)}
-	for _, n := range r.Newest() {
-		p.Needs = append(p.Needs, n.Version)
-	}
+	p := finding.Platform{Arch: r.Arch, Libc: string(r.Libc), ConsistentWith: r.Tag(), Tags: archTags(tags, r.Arch),
+		Needs: policy.Newest(r.Versions()), SymbolTag: r.SymbolTag()}
 	for lib := range r.System {
 		p.System = append(p.System, lib)
 	}
 	slices.Sort(p.System)
+	if len(r.Versioned) > 0 {
+		p.Versioned = r.Versioned
+	}
+	for _, e := range r.External {
+		p.External = append(p.External, externalReport(r, e))
+	}
 	// What keeps it from the next more compatible policy.
 	next := len(r.Policies) - 1
 	if r.Best != nil {
@@ -89,6 +103,30 @@ func PlatformReport(r *policy.Result, tags []string) finding.Platform {
 		}
 	}
 	return p
+}
+
+// externalReport is an external library as the report says it.
+func externalReport(r *policy.Result, e *policy.External) finding.ExternalLibrary {
+	x := finding.ExternalLibrary{Soname: e.Soname, NeededBy: e.NeededBy.Path, Through: e.Through, Breaks: e.Breaks}
+	if e.Object != nil {
+		x.Path = e.Object.Path
+	}
+	if e.Err != nil {
+		x.Error = e.Err.Error()
+	}
+	var all []string
+	for _, n := range e.Needs {
+		if x.Versioned == nil {
+			x.Versioned = map[string][]string{}
+		}
+		x.Versioned[n.Library] = n.Versions
+		all = append(all, n.Versions...)
+	}
+	x.Needs = policy.Newest(all)
+	if i := slices.IndexFunc(r.Policies, func(q policy.Policy) bool { return !slices.Contains(e.Breaks, q.Name) }); i >= 0 {
+		x.AllowedFrom = r.Policies[i].Name
+	}
+	return x
 }
 
 // archTags are the tags of tags for arch.

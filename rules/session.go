@@ -84,7 +84,7 @@ func NewContext(s *analyze.Session, cfg *Config, roots []string) (*Context, erro
 	ctx := &Context{Build: s.Build, Config: cfg, Components: comps, Roots: roots,
 		Package: s.Package, Relocated: s.Relocated}
 	if s.Package != nil {
-		ctx.Platforms = Platforms(s.Package, s.Relocated)
+		ctx.Platforms = Platforms(s.Package, s.Relocated, s.Build.Loader)
 	}
 	return ctx, nil
 }

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/internal/procs"
@@ -22,8 +27,14 @@ an entry name the wheel holds twice (ET407).
 
 The report says, per architecture, which platform tag the objects are consistent
 with (as auditwheel show does: the oldest manylinux policy whose symbol versions and
-system libraries they keep to), the newest symbol versions they need, and the
-libraries they need from the system.
+system libraries they keep to), what keeps them from a more compatible one, the newest
+symbol versions they need, and the external libraries: those of the system a policy
+does not allow, needed directly or through one another, as auditwheel show lists them
+and auditwheel repair grafts them. -v lists each with the file found, what needs it,
+the symbol versions it needs and the policies it breaks; JSON has them in
+"external_libraries" (docs/auditwheel.md). --library-path plays LD_LIBRARY_PATH, as
+auditwheel reads it from the environment (etlink does not, so that the answer does
+not depend on the shell).
 
 Each wheel is checked as a package of its own (dist/*.whl holds one per Python
 version and platform, which no process loads together); directories and other
@@ -37,21 +48,29 @@ programs are checked each in a process of its own.
 Examples:
   etlink check dist/executorch-1.0-cp311-cp311-manylinux_2_28_x86_64.whl --with torch
   etlink check build/wheel-root --format sarif > etlink.sarif
-  etlink check dist/*.whl --fail-on error`,
+  etlink check dist/*.whl --fail-on error
+  etlink check dist/*.whl -v --library-path build/lib   # as LD_LIBRARY_PATH=build/lib auditwheel show`,
 	run: runCheck,
 }
 
 func runCheck(c *command, a *app, args []string) int {
 	out := findingOutput()
 	var pf peerFlags
-	fs, failOn, code, ok := c.parseReporting(a, args, out, &pf)
+	var libPath string
+	fs, failOn, code, ok := c.parseReporting(a, args, out, &pf, flagFunc(func(fs *pflag.FlagSet) {
+		fs.StringVar(&libPath, "library-path", "", "directories searched as LD_LIBRARY_PATH would be (colon-separated)")
+	}))
 	if !ok {
 		return code
 	}
 	procs.Narrow() // until the run reads more than the index answers
 	defer procs.Widen()
 	several := len(packages(fs.Args())) > 1
-	r, ok := a.report("check", fs.Args(), &pf, out, analyze.Options{Package: true}, func(s *analyze.Session, ctx *rules.Context, r *finding.Report) {
+	opt := analyze.Options{Package: true}
+	if libPath != "" {
+		opt.LibraryPath = absDirs(strings.Split(libPath, ":"))
+	}
+	r, ok := a.report("check", fs.Args(), &pf, out, opt, func(s *analyze.Session, ctx *rules.Context, r *finding.Report) {
 		r.Findings = append(r.Findings, rules.Run(ctx, rules.CheckRules(len(pf.with) > 0))...)
 		for _, p := range ctx.Platforms {
 			v := rules.PlatformReport(p, s.Package.Platforms)
@@ -65,4 +84,19 @@ func runCheck(c *command, a *app, args []string) int {
 		return exitError
 	}
 	return a.emit(out, failOn, r)
+}
+
+// absDirs makes LD_LIBRARY_PATH's directories absolute, as the loader reads
+// a relative one: from the current directory ("" is the current directory
+// itself). $ORIGIN of a library found there is then absolute too.
+func absDirs(dirs []string) []string {
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			abs = d
+		}
+		out[i] = abs
+	}
+	return out
 }

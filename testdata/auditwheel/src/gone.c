@@ -1,0 +1,1 @@
+int gone_value(void) { return 7; }
