@@ -52,9 +52,10 @@ type Options struct {
 	Package bool
 	// Cache is the ld.so.cache file (default /etc/ld.so.cache).
 	Cache string
-	// Index, when set, answers for the closure's libraries that hold none
-	// of the names read for (elfobj.Index).
-	Index *elfobj.Index
+	// Lookup, when set, is the run the session is one of: its library
+	// index answers for the closure's libraries that hold none of the
+	// names read for (elfobj.Index).
+	Lookup *Lookup
 	// Budget is the run's (nil: no limits).
 	Budget *budget.Budget
 	Log    Log
@@ -87,6 +88,7 @@ func Open(opt Options) (*Session, error) {
 		opt.Cache = "/etc/ld.so.cache"
 	}
 	log := opt.Log
+	index := opt.Lookup.openIndex() // read while what comes before the closure is
 	torch := locateTorch(opt)
 	aheadIn, ahead := readAhead(opt, torch)
 	defer func() {
@@ -127,8 +129,8 @@ func Open(opt Options) (*Session, error) {
 		read.Only = ConflictNames(s.Objects)
 	}
 	read.ModuleInit = true // what IsExtension asks of a partial read
-	read.Budget = opt.Budget
-	read.Index = opt.Index
+	read.Budget, read.Procs = opt.Budget, runProcs
+	read.Index = index
 	wheel := NewSide("wheel", s.Objects, ReadPythonPlan(opt.Paths, s.Objects))
 	c := <-cacheCh
 	if s.Cache = c.cache; c.err != nil {
@@ -255,6 +257,7 @@ func ReadEach[T any](paths []string, opt elfobj.Options, log Log, keep func(*elf
 	var mu sync.Mutex
 	var items []item
 	rank := map[string]int{}
+	opt.Procs = runProcs
 	_, errs := elfobj.OpenStream(named, opt, elfobj.Stream{
 		Listed: func(reals []string) {
 			for i, r := range reals {
@@ -532,6 +535,22 @@ func peerSide(opt Options, torch <-chan located, ahead <-chan peerRead, args pee
 	r.interp = interpreter{path: l.res.Executable}
 	inputs, _ := inputList(r.files, objectNames(r.objs), r.errs, log)
 	return r, inputs, nil
+}
+
+// LinkOptions are the options OpenLinks reads links with, charged to b,
+// for a --default-as-needed value: on, off, or auto or "" (the driver's
+// default, read from the compiler a line names).
+func LinkOptions(defaultAsNeeded string, b *budget.Budget) (linkline.Options, error) {
+	opt := linkline.Options{Budget: b}
+	switch defaultAsNeeded {
+	case "auto", "":
+	case "on", "off":
+		v := defaultAsNeeded == "on"
+		opt.DefaultAsNeeded = &v
+	default:
+		return opt, fmt.Errorf("%q: want on, off or auto", defaultAsNeeded)
+	}
+	return opt, nil
 }
 
 // OpenLinks is retention's and why's session: it collects the links among

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/finding"
-	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/rules"
 )
 
@@ -48,8 +47,8 @@ func runCheck(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	procs.Narrow() // until the run reads more than the index answers
-	defer procs.Widen()
+	a.lookup = analyze.StartLookup()
+	defer a.lookup.End()
 	several := len(packages(fs.Args())) > 1
 	r, ok := a.report("check", fs.Args(), &pf, out, analyze.Options{Package: true}, func(s *analyze.Session, ctx *rules.Context, r *finding.Report) {
 		r.Findings = append(r.Findings, rules.Run(ctx, rules.CheckRules(len(pf.with) > 0))...)
