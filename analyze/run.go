@@ -59,8 +59,8 @@ func (processors) Widen()   { procs.Widen() }
 // check): through the library index kept in the cache directory, and on
 // one processor until a read is more than lookups (a library the index
 // cannot answer, no index, inputs of many megabytes read in full), since
-// a second processor made lookups dearer. Its sessions share it
-// (Options.Lookup).
+// a second processor made lookups dearer. Its sessions share its index
+// (Options.Index).
 type Lookup struct {
 	index  *elfobj.Index
 	opened bool
@@ -72,10 +72,11 @@ func StartLookup() *Lookup {
 	return &Lookup{}
 }
 
-// openIndex is the library index the run's sessions read with, opened by the
-// first: nil when caching is off (a run that keeps nothing learns
+// Index is the library index kept in the cache directory, opened at the
+// first call (it is read while the session reads what comes before the
+// closure): nil when caching is off (a run that keeps nothing learns
 // nothing).
-func (l *Lookup) openIndex() *elfobj.Index {
+func (l *Lookup) Index() *elfobj.Index {
 	if l == nil {
 		return nil
 	}

@@ -52,10 +52,9 @@ type Options struct {
 	Package bool
 	// Cache is the ld.so.cache file (default /etc/ld.so.cache).
 	Cache string
-	// Lookup, when set, is the run the session is one of: its library
-	// index answers for the closure's libraries that hold none of the
-	// names read for (elfobj.Index).
-	Lookup *Lookup
+	// Index, when set, answers for the closure's libraries that hold none
+	// of the names read for (elfobj.Index): a Lookup's.
+	Index *elfobj.Index
 	// Budget is the run's (nil: no limits).
 	Budget *budget.Budget
 	Log    Log
@@ -88,7 +87,6 @@ func Open(opt Options) (*Session, error) {
 		opt.Cache = "/etc/ld.so.cache"
 	}
 	log := opt.Log
-	index := opt.Lookup.openIndex() // read while what comes before the closure is
 	torch := locateTorch(opt)
 	aheadIn, ahead := readAhead(opt, torch)
 	defer func() {
@@ -130,7 +128,7 @@ func Open(opt Options) (*Session, error) {
 	}
 	read.ModuleInit = true // what IsExtension asks of a partial read
 	read.Budget, read.Procs = opt.Budget, runProcs
-	read.Index = index
+	read.Index = opt.Index
 	wheel := NewSide("wheel", s.Objects, ReadPythonPlan(opt.Paths, s.Objects))
 	c := <-cacheCh
 	if s.Cache = c.cache; c.err != nil {

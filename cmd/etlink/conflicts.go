@@ -86,7 +86,7 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	if !ok {
 		return nil, nil, false
 	}
-	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log, opt.Budget, opt.Lookup = paths, pf.with, pf.pythons(), order, a, a.budget, a.lookup
+	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log, opt.Budget, opt.Index = paths, pf.with, pf.pythons(), order, a, a.budget, a.lookup.Index()
 	s, err := analyze.Open(opt)
 	if err != nil {
 		a.errorf("%v", err)
