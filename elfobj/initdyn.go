@@ -136,9 +136,9 @@ func dynInitializers(f *elf.File, workers int) ([]Initializer, error) {
 }
 
 // walkAll walks the x86_64 initializers (l.inits, at addrs) for what they
-// call and hand on, on up to two workers, each with its own caches over
-// the shared index (libLLVM's 600 initializers take most of a retention
-// run otherwise). The object's budget is applied afterwards, in table
+// call and hand on, on up to two of workers (the processors the read was
+// given: Options.Procs), each with its own caches over the shared index
+// (libLLVM's 600 initializers take most of a retention run otherwise). The object's budget is applied afterwards, in table
 // order, so that the answer does not depend on the workers: an initializer
 // is walked when the walks before it spent less than the budget. A worker
 // skips one only when the finished walks, all of them earlier in the
