@@ -224,3 +224,7 @@ func cacheValues(file string, names ...string) map[string]string {
 	}
 	return out
 }
+
+// DefaultCMakeVersion is the CMake release OpenLint takes when neither a
+// build directory nor the project names one (LintOptions.CMakeVersion).
+const DefaultCMakeVersion = cmake.DefaultCMakeVersion

@@ -71,7 +71,7 @@ func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
 	// known under two or three names, found after a few misses): grown a
 	// doubling at a time, their growth was a few percent of reading it.
 	const closure = 512
-	l := &Loader{Cache: cache, known: make(map[string]*elfobj.Object, closure), failed: map[string]error{},
+	l := &Loader{Cache: cache, Read: elfobj.Options{Procs: runProcs}, known: make(map[string]*elfobj.Object, closure), failed: map[string]error{},
 		opening: map[string]chan struct{}{}, reals: make(map[string]string, 2*closure), stats: make(map[string]fs.FileInfo, closure),
 		prefetched: make(map[*elfobj.Object]bool, closure), resolved: make(map[resolveKey]Resolution, 2*closure)}
 	for _, o := range objs {

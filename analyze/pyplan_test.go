@@ -35,7 +35,7 @@ func TestPlanRememberedUntilItsSourcesChange(t *testing.T) {
 	write("__init__.py", "import ctypes\nctypes.CDLL('libfirst.so', mode=ctypes.RTLD_GLOBAL)\nfrom . import _native\n")
 	write("_native.so", "")
 	objs := []*elfobj.Object{{Path: filepath.Join(pkg, "_native.so")}}
-	time.Sleep(2100 * time.Millisecond) // older than cachedir.Racy: rememberable
+	time.Sleep(2100 * time.Millisecond) // older than keepfile.Racy: rememberable
 
 	first := ReadPythonPlan([]string{pkg}, objs)
 	if len(first.Roots) == 0 {

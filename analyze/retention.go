@@ -171,7 +171,7 @@ func (r *Retention) read(path string) ([]*elfobj.Object, error) {
 			return r.cache[path].objs, nil
 		}
 	}
-	objs, errs := elfobj.Open([]string{path}, elfobj.Options{Initializers: true, Workers: 1, Budget: r.Loader.Read.Budget})
+	objs, errs := elfobj.Open([]string{path}, elfobj.Options{Initializers: true, Workers: 1, Budget: r.Loader.Read.Budget, Procs: r.Loader.Read.Procs})
 	var err error
 	if len(errs) > 0 {
 		err = errs[0]

@@ -55,7 +55,7 @@ type Options struct {
 	// LibraryPath plays LD_LIBRARY_PATH in every search (Loader.LibraryPath).
 	LibraryPath []string
 	// Index, when set, answers for the closure's libraries that hold none
-	// of the names read for (elfobj.Index).
+	// of the names read for (elfobj.Index): a Lookup's.
 	Index *elfobj.Index
 	// Budget is the run's (nil: no limits).
 	Budget *budget.Budget
@@ -129,7 +129,7 @@ func Open(opt Options) (*Session, error) {
 		read.Only = ConflictNames(s.Objects)
 	}
 	read.ModuleInit = true // what IsExtension asks of a partial read
-	read.Budget = opt.Budget
+	read.Budget, read.Procs = opt.Budget, runProcs
 	read.Index = opt.Index
 	wheel := NewSide("wheel", s.Objects, ReadPythonPlan(opt.Paths, s.Objects))
 	c := <-cacheCh
@@ -257,6 +257,7 @@ func ReadEach[T any](paths []string, opt elfobj.Options, log Log, keep func(*elf
 	var mu sync.Mutex
 	var items []item
 	rank := map[string]int{}
+	opt.Procs = runProcs
 	_, errs := elfobj.OpenStream(named, opt, elfobj.Stream{
 		Listed: func(reals []string) {
 			for i, r := range reals {
@@ -539,6 +540,22 @@ func peerSide(opt Options, torch <-chan located, ahead <-chan peerRead, args pee
 	r.interp = interpreter{path: l.res.Executable}
 	inputs, _ := inputList(r.files, objectNames(r.objs), r.errs, log)
 	return r, inputs, nil
+}
+
+// LinkOptions are the options OpenLinks reads links with, charged to b,
+// for a --default-as-needed value: on, off, or auto or "" (the driver's
+// default, read from the compiler a line names).
+func LinkOptions(defaultAsNeeded string, b *budget.Budget) (linkline.Options, error) {
+	opt := linkline.Options{Budget: b}
+	switch defaultAsNeeded {
+	case "auto", "":
+	case "on", "off":
+		v := defaultAsNeeded == "on"
+		opt.DefaultAsNeeded = &v
+	default:
+		return opt, fmt.Errorf("%q: want on, off or auto", defaultAsNeeded)
+	}
+	return opt, nil
 }
 
 // OpenLinks is retention's and why's session: it collects the links among

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etlink/etlink/internal/cachedir"
+	"github.com/etlink/etlink/internal/keepfile"
 	"github.com/etlink/etlink/internal/testenv"
 )
 
@@ -147,7 +147,7 @@ func fillPeers(t *testing.T, dir string) []string {
 		sh(t, dir, fmt.Sprintf("peer%d.c", p), fmt.Sprintf("int fill_peer%d;\n", p), "gcc", args...)
 		peers = append(peers, filepath.Join(dir, fmt.Sprintf("peer%d.so", p)))
 	}
-	time.Sleep(cachedir.Racy) // older than that, the index learns them
+	time.Sleep(keepfile.Racy) // older than that, the index learns them
 	return peers
 }
 

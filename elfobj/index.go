@@ -18,8 +18,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/etlink/etlink/internal/cachedir"
-	"github.com/etlink/etlink/internal/procs"
+	"github.com/etlink/etlink/internal/keepfile"
 	"github.com/etlink/etlink/symset"
 )
 
@@ -39,7 +38,7 @@ import (
 //
 // An entry answers only for the file it was made from: same device, inode,
 // size, modification and change times (a change time no user can set); an
-// entry is not made for a file changed in the last cachedir.Racy, whose next
+// entry is not made for a file changed in the last keepfile.Racy, whose next
 // change could keep its time stamps (as git's "racy" index entries). The
 // hashes are only a filter: two names with one hash make a library read,
 // never a name missed.
@@ -285,7 +284,7 @@ func (x *Index) Save() {
 		return
 	}
 	same, _ := guarded(func() (bool, bool) { return bytes.Equal(data, x.data), true })
-	if same || cachedir.WriteFile(x.path, data) == nil {
+	if same || keepfile.Write(x.path, data) == nil {
 		x.changed, x.data = false, data
 	}
 }
@@ -343,7 +342,7 @@ func (x *Index) consult(path, real string, id fileID, opt Options) (*Object, Opt
 		// the count moves, so that whoever sees it move sees GOMAXPROCS
 		// widened too (the prefetch's workers, Reads), and the one
 		// place reads widen it, an index without a file included.
-		procs.Widen()
+		opt.widen()
 		x.reads.Add(1)
 	}
 	return o, opt
@@ -607,7 +606,7 @@ func (x *Index) store(real string, id fileID, o *Object, opt Options) {
 	if x == nil || id.ino == 0 || o.nameHashes == nil {
 		return
 	}
-	racy := indexNow().Add(-cachedir.Racy).UnixNano()
+	racy := indexNow().Add(-keepfile.Racy).UnixNano()
 	if id.mtime > racy || id.ctime > racy {
 		return
 	}

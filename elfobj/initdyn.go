@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/arch/x86/x86asm"
-
-	"github.com/etlink/etlink/internal/procs"
 )
 
 // Relocation types the PLT/GOT resolution and DT_INIT_ARRAY reading need.
@@ -75,7 +73,7 @@ type decoded struct{ targets, slots []uint64 }
 // with the handful of fixed-width encodings that matter (BL, B, B.cond, CBZ,
 // TBZ, ADRP+LDR, RET). Calls through function pointers computed at run time
 // are not seen. Other machines fall back to listing every imported function.
-func dynInitializers(f *elf.File) ([]Initializer, error) {
+func dynInitializers(f *elf.File, workers int) ([]Initializer, error) {
 	arr, _ := dynValue(f, elf.DT_INIT_ARRAY)
 	arrSize, _ := dynValue(f, elf.DT_INIT_ARRAYSZ)
 	initFn, hasInit := dynValue(f, elf.DT_INIT)
@@ -132,20 +130,20 @@ func dynInitializers(f *elf.File) ([]Initializer, error) {
 		add(e, "DT_INIT_ARRAY")
 	}
 	if len(walkAt) > 0 {
-		l.walkAll(walkAt)
+		l.walkAll(walkAt, workers)
 	}
 	return l.inits, nil
 }
 
 // walkAll walks the x86_64 initializers (l.inits, at addrs) for what they
-// call and hand on, on up to two workers, each with its own caches over
-// the shared index (libLLVM's 600 initializers take most of a retention
-// run otherwise). The object's budget is applied afterwards, in table
+// call and hand on, on up to two of workers (the processors the read was
+// given: Options.Procs), each with its own caches over the shared index
+// (libLLVM's 600 initializers take most of a retention run otherwise). The object's budget is applied afterwards, in table
 // order, so that the answer does not depend on the workers: an initializer
 // is walked when the walks before it spent less than the budget. A worker
 // skips one only when the finished walks, all of them earlier in the
 // table, have spent it already.
-func (l *linked) walkAll(addrs []uint64) {
+func (l *linked) walkAll(addrs []uint64, workers int) {
 	type result struct {
 		hs                []Handoff
 		calls             []string
@@ -153,7 +151,7 @@ func (l *linked) walkAll(addrs []uint64) {
 		walked, truncated bool
 	}
 	res := make([]result, len(addrs))
-	workers := min(procs.Max(), 2, len(addrs))
+	workers = min(workers, 2, len(addrs))
 	var next, spent atomic.Int64
 	var wg sync.WaitGroup
 	var failed atomic.Value // a worker's panic, raised again here for the file's recover

@@ -10,12 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/etlink/etlink/datafile"
-	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/symset"
 )
 
@@ -29,8 +29,12 @@ type Options struct {
 	// Limits bound what reading a wheel may decompress; zero fields take
 	// DefaultLimits.
 	Limits Limits
-	// Workers is how many files are read at once; 0 means GOMAXPROCS.
+	// Workers is how many files are read at once; 0 means as many as
+	// Procs gives.
 	Workers int
+	// Procs are the processors the run gives its reads (nil: GOMAXPROCS,
+	// as it stands): the session decides how many, not the reader.
+	Procs Processors
 	// Initializers also reads each object's static initializers and what
 	// they call (relocations, and for shared objects disassembly): the
 	// retention rules need it, the symbol comparisons do not.
@@ -62,6 +66,30 @@ type Options struct {
 	// that may hold a name asked for: only they are decoded, each read
 	// where it lies when they are few (sparsePicks).
 	picks []int
+}
+
+// Processors are a run's processors, as the session that reads decides
+// them (analyze keeps a run that looks up on one until it reads): Max is
+// how many a read may spread over, Widen says a file is being read, not
+// looked up in the index.
+type Processors interface {
+	Max() int
+	Widen()
+}
+
+// maxProcs is how many processors opt's reads may use.
+func (o Options) maxProcs() int {
+	if o.Procs == nil {
+		return runtime.GOMAXPROCS(0)
+	}
+	return o.Procs.Max()
+}
+
+// widen tells opt's processors a file is read.
+func (o Options) widen() {
+	if o.Procs != nil {
+		o.Procs.Widen()
+	}
 }
 
 // keeps says whether a symbol of this name, a definition or not, is kept
@@ -158,9 +186,9 @@ func OpenStream(paths []string, opt Options, s Stream) (objs []*Object, errs []e
 			size += in.size
 		}
 		if size > wideInputs && !opt.Index.indexable(opt) { // read in full, the index never asked
-			procs.Widen()
+			opt.widen()
 		}
-		workers = procs.Max() // on one processor while narrowed, on all once a read widens it
+		workers = opt.maxProcs() // on one processor while narrowed, on all once a read widens it
 	}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -197,7 +225,7 @@ func OpenStream(paths []string, opt Options, s Stream) (objs []*Object, errs []e
 }
 
 // wideInputs is the size of inputs read in full worth every processor
-// (procs.Widen).
+// (Processors.Widen).
 const wideInputs = 8 << 20
 
 // SortKey is what Open orders objects by (stably, in reading order

@@ -162,10 +162,10 @@ func parse(path, dir string, r io.ReaderAt, size int64, opt Options, fast bool) 
 			// decoder reads sections through debug/elf's own File.
 			var full *elf.File
 			if full, err = elf.NewFile(r); err == nil {
-				o.Initializers, err = dynInitializers(full)
+				o.Initializers, err = dynInitializers(full, opt.maxProcs())
 			}
 		default:
-			o.Initializers, err = dynInitializers(f)
+			o.Initializers, err = dynInitializers(f, opt.maxProcs())
 		}
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/internal/cachedir"
+	"github.com/etlink/etlink/internal/keepfile"
 	"github.com/etlink/etlink/internal/memo"
 )
 
@@ -50,7 +51,7 @@ const maxRecords = 64
 // import of the package could take (Prefix: the package's name, and the
 // .pth files), so that unrelated files coming and going in a busy working
 // directory do not count: its Changed is then the directory's change time
-// when its names were taken (0 when it changed within cachedir.Racy of
+// when its names were taken (0 when it changed within keepfile.Racy of
 // that), and while it is the same no name in it was added, removed or
 // renamed, and it is not listed.
 type witness struct {
@@ -77,7 +78,7 @@ func witnessEntries(p, prefix string) witness {
 		}
 	}
 	w := witness{Witness: memo.Witness{Path: p, Exists: true}, Prefix: prefix, Names: hex.EncodeToString(h.Sum(nil))}
-	if changed != 0 && changed < clock().Add(-cachedir.Racy).UnixNano() && memo.ChangeTime(p) == changed {
+	if changed != 0 && changed < clock().Add(-keepfile.Racy).UnixNano() && memo.ChangeTime(p) == changed {
 		w.Changed = changed
 	}
 	return w
@@ -236,9 +237,9 @@ func remember(recs ...*record) {
 	for _, r := range recs {
 		r.Used = now
 		data, err := json.Marshal(r)
-		if err != nil || cachedir.WriteFile(recordFile(r.Key), data) != nil {
+		if err != nil || keepfile.Write(recordFile(r.Key), data) != nil {
 			return
 		}
 	}
-	cachedir.Trim(CacheDir, maxRecords)
+	keepfile.Trim(CacheDir, maxRecords)
 }

@@ -152,7 +152,7 @@ func TestFindStopsAtTheRememberedAnswer(t *testing.T) {
 // TestPackageFilesRemembered: a listing is remembered with the directories
 // walked as witnesses, used while none of them changed (shown by a file
 // added behind a directory time stamp set back), and walked again when one
-// did; a directory changed within cachedir.Racy keeps it from being stored.
+// did; a directory changed within keepfile.Racy keeps it from being stored.
 func TestPackageFilesRemembered(t *testing.T) {
 	cacheIn(t)
 	dir := t.TempDir()
@@ -231,7 +231,7 @@ func TestPackageFilesRemembered(t *testing.T) {
 // TestWitnessOfAnUnchangedDirectory: a sys.path directory whose change time
 // is as it was is not listed again (a witness whose names were tampered
 // with still stands); one changed is, and stands while the names an import
-// of the package could take are the same; one changed within cachedir.Racy
+// of the package could take are the same; one changed within keepfile.Racy
 // of being listed is listed every time.
 func TestWitnessOfAnUnchangedDirectory(t *testing.T) {
 	site := t.TempDir()

@@ -17,7 +17,7 @@ import (
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
-	"github.com/etlink/etlink/internal/cachedir"
+	"github.com/etlink/etlink/internal/keepfile"
 )
 
 // Attempt is one interpreter asked, and what it answered.
@@ -361,7 +361,7 @@ func lastLine(s, fallback string) string {
 // witness: a name added, removed or renamed in a directory changes its
 // modification time. Walking torch's 230 directories costs five system
 // calls each, checking them one. A directory modified in the last
-// cachedir.Racy (whose next change may keep the same time stamp, as git's
+// keepfile.Racy (whose next change may keep the same time stamp, as git's
 // "racy" index entries) keeps the listing from being remembered.
 func PackageFiles(dir string) ([]string, error) {
 	key := filesKey(dir)
@@ -386,7 +386,7 @@ func PackageFiles(dir string) ([]string, error) {
 		}
 		rec.Files = append(rec.Files, rel) // dir may be given another way next time
 	}
-	racy := clock().Add(-cachedir.Racy).UnixNano()
+	racy := clock().Add(-keepfile.Racy).UnixNano()
 	for _, d := range walked {
 		w := witnessOf(d)
 		if !w.Exists || w.Mtime > racy || w.Changed > racy {

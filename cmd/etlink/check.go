@@ -8,7 +8,6 @@ import (
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/finding"
-	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/rules"
 )
 
@@ -63,8 +62,8 @@ func runCheck(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	procs.Narrow() // until the run reads more than the index answers
-	defer procs.Widen()
+	a.lookup = analyze.StartLookup()
+	defer a.lookup.End()
 	several := len(packages(fs.Args())) > 1
 	opt := analyze.Options{Package: true}
 	if libPath != "" {

@@ -6,10 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/finding"
-	"github.com/etlink/etlink/internal/cachedir"
-	"github.com/etlink/etlink/internal/procs"
 	"github.com/etlink/etlink/rules"
 )
 
@@ -89,11 +86,7 @@ func (a *app) open(cmd string, paths []string, pf *peerFlags, out *outputFlags, 
 	if !ok {
 		return nil, nil, false
 	}
-	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log, opt.Budget = paths, pf.with, pf.pythons(), order, a, a.budget
-	if p := cachedir.File("symindex"); p != "" && a.index == nil { // a run that keeps nothing learns nothing
-		a.index = elfobj.OpenIndex(p)
-	}
-	opt.Index = a.index
+	opt.Paths, opt.With, opt.Pythons, opt.Order, opt.Log, opt.Budget, opt.Index = paths, pf.with, pf.pythons(), order, a, a.budget, a.lookup.Index()
 	s, err := analyze.Open(opt)
 	if err != nil {
 		a.errorf("%v", err)
@@ -151,8 +144,8 @@ func runConflicts(c *command, a *app, args []string) int {
 	if !ok {
 		return code
 	}
-	procs.Narrow() // until the run reads more than the index answers
-	defer procs.Widen()
+	a.lookup = analyze.StartLookup()
+	defer a.lookup.End()
 	if fs.NArg() > 0 && len(pf.with) == 0 {
 		a.Notef("no --with: checking duplicates inside the wheel only (ET302)")
 	}

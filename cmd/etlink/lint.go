@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/cmake"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/rules"
 )
@@ -68,7 +67,7 @@ func runLint(c *command, a *app, args []string) int {
 		fs.StringVar(&base, "base", "HEAD", "the git revision --changed compares against")
 		fs.StringArrayVarP(&defines, "define", "D", nil, "NAME[:TYPE]=VALUE: a cache variable as cmake -D sets it (repeatable)")
 		fs.StringVar(&root, "root", "", "the directory whose CMake files the project may include from outside the linted one (default: the enclosing git repository, found by its .git, git never run)")
-		fs.StringVar(&cmakeVersion, "cmake-version", "", "the CMake release whose behaviour to take (CMAKE_VERSION, FindPython's targets); default: a build directory's, else "+cmake.DefaultCMakeVersion+" raised to the project's cmake_minimum_required")
+		fs.StringVar(&cmakeVersion, "cmake-version", "", "the CMake release whose behaviour to take (CMAKE_VERSION, FindPython's targets); default: a build directory's, else "+analyze.DefaultCMakeVersion+" raised to the project's cmake_minimum_required")
 	}), &rf)
 	if !ok {
 		return code
@@ -83,11 +82,12 @@ func runLint(c *command, a *app, args []string) int {
 		a.errorf("%v", err)
 		return exitError
 	}
-	links, patterns, ok := a.linkOptions(&rf, cfg)
+	opt, ok := a.linkOptions(&rf, cfg)
 	if !ok {
 		return exitError
 	}
-	s := analyze.OpenLint(paths, analyze.LintOptions{Vars: vars, Links: links, Patterns: patterns, Verbose: out.verbose, CMakeVersion: cmakeVersion, Root: root}, a)
+	opt.Vars, opt.Verbose, opt.CMakeVersion, opt.Root = vars, out.verbose, cmakeVersion, root
+	s := analyze.OpenLint(paths, opt, a)
 	findings := rules.RunLint(rules.NewLintContext(s, cfg, paths))
 	if changed {
 		root := "."

@@ -13,9 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/etlink/etlink/elfobj"
+	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/internal/budget"
-	"github.com/etlink/etlink/internal/gcdefer"
 	"github.com/etlink/etlink/report"
 )
 
@@ -44,15 +43,14 @@ type app struct {
 	console     *console
 	quiet       bool
 	inputErrors int
-	// index is the library index conflicts and check read closures with,
-	// written back after the report.
-	index *elfobj.Index
+	// lookup is the run conflicts and check read closures in (its library
+	// index written back after the report); nil for the other commands.
+	lookup *analyze.Lookup
 	// budget is the run's (startBudget).
 	budget *budget.Budget
 }
 
 func main() {
-	gcdefer.Start()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

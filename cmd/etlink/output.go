@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/etlink/etlink/demangle"
+	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/finding"
 	"github.com/etlink/etlink/internal/budget"
 	"github.com/etlink/etlink/report"
@@ -145,7 +145,7 @@ func (a *app) startBudget(o *outputFlags, cfg *rules.Config) error {
 	}
 	a.budget = budget.New(lim)
 	a.console.budget.Store(a.budget)
-	demangle.UseBudget(a.budget)
+	analyze.BeginRun(a.budget)
 	return nil
 }
 
@@ -311,16 +311,7 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 		}
 	}
 	r.Summary = finding.Summarize(r.Findings)
-	if n := demangle.Skipped(); n > 0 {
-		a.Notef("%d symbol names are over the demangler's bound (crafted, or longer than any real C++ name) and are shown as they are", n)
-	}
-	if o.verbose {
-		a.Notef("budget: %s", a.budget.Report())
-	}
-	if n := demangle.OverBudget(); n > 0 {
-		a.Notef("%d symbol names are shown mangled: the run's demangle budget (%s) is spent (--budget demangle=N raises it)",
-			n, budget.Demangled.Format(a.budget.Limit(budget.Demangled)))
-	}
+	analyze.NoteSpending(a.budget, o.verbose, a)
 	opt := report.Options{Verbose: o.verbose, Rules: rules.Docs(), BaseDir: o.srcroot}
 	opt.Width, opt.Color = textTerminal(a.stdout, o.format)
 	if opt.BaseDir == "" && o.format == "sarif" {
@@ -331,7 +322,7 @@ func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) i
 		a.errorf("writing report: %v", err)
 		return exitError
 	}
-	a.index.Save() // after the report: what it learnt serves the next run
+	a.lookup.Save() // after the report: what the index learnt serves the next run
 	switch {
 	case a.inputErrors > 0:
 		return exitError

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
 	"github.com/etlink/etlink/finding"
-	"github.com/etlink/etlink/linkline"
 	"github.com/etlink/etlink/rules"
 )
 
@@ -54,42 +51,30 @@ func (r *retentionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.defaultAsNeeded, "default-as-needed", "auto", "the driver's --as-needed default: on, off, or auto (ask the compiler)")
 }
 
-func (r *retentionFlags) options() (linkline.Options, error) {
-	var opt linkline.Options
-	switch r.defaultAsNeeded {
-	case "auto", "":
-	case "on", "off":
-		v := r.defaultAsNeeded == "on"
-		opt.DefaultAsNeeded = &v
-	default:
-		return opt, fmt.Errorf("--default-as-needed %q: want on, off or auto", r.defaultAsNeeded)
-	}
-	return opt, nil
-}
-
-// linkOptions is what reading links needs from the flags and the config.
-func (a *app) linkOptions(rf *retentionFlags, cfg *rules.Config) (linkline.Options, *analyze.Patterns, bool) {
-	opt, err := rf.options()
+// linkOptions is what reading links needs from the flags and the config:
+// OpenLinks' options and registration patterns, in the fields of
+// LintOptions that carry them.
+func (a *app) linkOptions(rf *retentionFlags, cfg *rules.Config) (analyze.LintOptions, bool) {
+	links, err := analyze.LinkOptions(rf.defaultAsNeeded, a.budget)
 	if err != nil {
-		a.errorf("%v", err)
-		return opt, nil, false
+		a.errorf("--default-as-needed %v", err)
+		return analyze.LintOptions{}, false
 	}
 	patterns, err := cfg.RegistrationPatterns()
 	if err != nil {
 		a.errorf("%v", err)
-		return opt, nil, false
+		return analyze.LintOptions{}, false
 	}
-	opt.Budget = a.budget
-	return opt, patterns, true
+	return analyze.LintOptions{Links: links, Patterns: patterns}, true
 }
 
 // analyzeLinks collects the links among paths and decides each one's fate.
 func (a *app) analyzeLinks(paths []string, rf *retentionFlags, cfg *rules.Config) ([]*analyze.LinkFacts, []finding.Input, bool) {
-	opt, patterns, ok := a.linkOptions(rf, cfg)
+	opt, ok := a.linkOptions(rf, cfg)
 	if !ok {
 		return nil, nil, false
 	}
-	facts, inputs := analyze.OpenLinks(paths, opt, patterns, a)
+	facts, inputs := analyze.OpenLinks(paths, opt.Links, opt.Patterns, a)
 	return facts, inputs, true
 }
 

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/report"
 )
 
@@ -33,7 +31,7 @@ Examples:
 // scanReport is scan's JSON: the finding report's envelope with objects.
 type scanReport struct {
 	envelope
-	Objects []*elfobj.Object `json:"objects"`
+	Objects []any `json:"objects"` // empty: the objects are written from the spill file
 }
 
 func runScan(c *command, a *app, args []string) int {
@@ -80,7 +78,7 @@ func scanJSON(a *app, paths []string) error {
 	var end int64
 	var werr error
 	encoders := sync.Pool{New: func() any { return new(report.ElementEncoder) }}
-	segs, inputs, _ := analyze.ReadEach(paths, elfobj.Options{Budget: a.budget}, a, func(o *elfobj.Object) segment {
+	segs, inputs := analyze.ScanEach(paths, a.budget, a, func(o any) segment {
 		e := encoders.Get().(*report.ElementEncoder)
 		defer encoders.Put(e)
 		b, err := e.Encode(o)
@@ -101,7 +99,7 @@ func scanJSON(a *app, paths []string) error {
 	if werr != nil {
 		return werr
 	}
-	head := scanReport{envelope: newEnvelope("scan", inputs), Objects: []*elfobj.Object{}}
+	head := scanReport{envelope: newEnvelope("scan", inputs), Objects: []any{}}
 	var buf []byte
 	return report.EncodeJSONWith(a.stdout, &head, "objects", len(segs), func(i int) ([]byte, error) {
 		buf = slices.Grow(buf[:0], int(segs[i].n))[:segs[i].n]
@@ -111,32 +109,10 @@ func scanJSON(a *app, paths []string) error {
 }
 
 func scanTable(a *app, paths []string) error {
-	rows, _, _ := analyze.ReadEach(paths, elfobj.Options{Budget: a.budget}, a, func(o *elfobj.Object) []string {
-		return []string{o.Path, o.TypeName(), o.MachineName(), dash(o.Soname),
-			dash(strings.Join(o.Needed, " ")), searchPath(o),
-			fmt.Sprint(o.Exports()), fmt.Sprint(o.Undefined())}
-	})
-	if err := report.Table(a.stdout, []string{"OBJECT", "TYPE", "MACHINE", "SONAME", "NEEDED", "RPATH/RUNPATH", "EXPORTS", "UNDEF"}, rows); err != nil {
+	rows := analyze.ScanRows(paths, a.budget, a)
+	if err := report.Table(a.stdout, analyze.ScanColumns, rows); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(a.stdout, "%d objects\n", len(rows))
 	return err
-}
-
-// searchPath shows RUNPATH, or RPATH marked as such: they search differently.
-func searchPath(o *elfobj.Object) string {
-	switch {
-	case len(o.Runpath) > 0:
-		return strings.Join(o.Runpath, ":")
-	case len(o.Rpath) > 0:
-		return "RPATH=" + strings.Join(o.Rpath, ":")
-	}
-	return "-"
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/etlink/etlink/analyze"
-	"github.com/etlink/etlink/elfobj"
 )
 
 var treeCmd = &command{
@@ -47,22 +45,8 @@ type treeReport struct {
 	Trees []*treeNode `json:"trees"`
 }
 
-// treeNode is one object of a tree: a root, or a DT_NEEDED entry and what
-// it resolved to.
-type treeNode struct {
-	// Name is the DT_NEEDED string (empty for a root).
-	Name string `json:"name,omitempty"`
-	// Path is the file found; empty when not found.
-	Path string `json:"path,omitempty"`
-	// Via is how it was found (DT_RUNPATH, ld.so.cache, already loaded, ...),
-	// Dir the search directory as written.
-	Via   string   `json:"via,omitempty"`
-	Dir   string   `json:"dir,omitempty"`
-	Tried []string `json:"tried,omitempty"`
-	// Repeat marks an object shown earlier in the tree: not expanded again.
-	Repeat bool        `json:"repeat,omitempty"`
-	Needed []*treeNode `json:"needed,omitempty"`
-}
+// treeNode is one object of a tree (analyze.ReadTrees).
+type treeNode = analyze.TreeNode
 
 func runTree(c *command, a *app, args []string) int {
 	out := &outputFlags{formats: []string{"text", "json"}}
@@ -90,21 +74,14 @@ func runTree(c *command, a *app, args []string) int {
 		}
 		paths = append(paths, abs)
 	}
-	objs, inputs, _ := analyze.ReadInputs(paths, elfobj.Options{Budget: a.budget}, a)
-	l := analyze.NewLoader(analyze.LoadCache("", a), objs)
-	l.Relocated = installed
+	opt := analyze.TreeOptions{Relocated: installed, Budget: a.budget}
 	if libPath != "" {
-		l.LibraryPath = strings.Split(libPath, ":")
+		opt.LibraryPath = strings.Split(libPath, ":")
 	}
-	var trees []*treeNode
+	trees, inputs := analyze.ReadTrees(paths, opt, a)
 	missing := false
-	for _, o := range objs {
-		if o.Type != elf.ET_DYN && o.Type != elf.ET_EXEC {
-			continue
-		}
-		t := resolvedTree(l, o)
+	for _, t := range trees {
 		missing = missing || hasMissing(t)
-		trees = append(trees, t)
 	}
 	if out.format == "json" {
 		if trees == nil {
@@ -127,53 +104,6 @@ func runTree(c *command, a *app, args []string) int {
 		return exitFindings
 	}
 	return exitOK
-}
-
-// resolvedTree maps root into a fresh process, as dlopen or exec would,
-// and returns its DT_NEEDED tree: each object expanded where it first
-// appears, depth first in DT_NEEDED order.
-func resolvedTree(l *analyze.Loader, root *elfobj.Object) *treeNode {
-	p := analyze.NewProcess(l)
-	p.Dlopen(root, true)
-	// How each object was found: where the loader first searched for it
-	// (the tree shows it first wherever depth first order meets it).
-	found := map[*elfobj.Object]analyze.Resolution{}
-	for _, deps := range p.Deps {
-		for _, res := range deps {
-			if res.Object != nil && res.Via != analyze.ViaLoaded {
-				found[res.Object] = res
-			}
-		}
-	}
-	shown := map[*elfobj.Object]bool{root: true}
-	var expand func(o *elfobj.Object) []*treeNode
-	expand = func(o *elfobj.Object) []*treeNode {
-		var out []*treeNode
-		for _, res := range p.Deps[o] {
-			n := &treeNode{Name: res.Name, Via: string(res.Via), Dir: res.Dir, Tried: res.Tried}
-			if res.Object == nil {
-				out = append(out, n)
-				continue
-			}
-			if res.Via == analyze.ViaLoaded {
-				res = found[res.Object]
-				n.Via, n.Dir = string(res.Via), res.Dir
-			}
-			n.Path = res.Path // the name ld.so found it by, not the first spelling read
-			if n.Path == "" {
-				n.Path = res.Object.Path
-			}
-			if shown[res.Object] {
-				n.Repeat = true
-			} else {
-				shown[res.Object] = true
-				n.Needed = expand(res.Object)
-			}
-			out = append(out, n)
-		}
-		return out
-	}
-	return &treeNode{Path: root.Path, Needed: expand(root)}
 }
 
 func hasMissing(t *treeNode) bool {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/etlink/etlink/datafile"
-	"github.com/etlink/etlink/internal/cachedir"
+	"github.com/etlink/etlink/internal/keepfile"
 )
 
 // Store is a directory of records, one file per key; the zero Store (no
@@ -99,14 +99,14 @@ func (s *Store) Get(key string, v any) bool {
 
 // Put remembers v for key with paths (files read, directories listed,
 // names looked for and not found) as its witnesses. Nothing is kept when a
-// witness changed within cachedir.Racy (its next change may keep the same
+// witness changed within keepfile.Racy (its next change may keep the same
 // times) or the store cannot be written: the next run computes it again.
 func (s *Store) Put(key string, v any, paths []string) {
 	if s == nil || s.dir == "" {
 		return
 	}
 	r := record{Key: key}
-	racy := time.Now().Add(-cachedir.Racy).UnixNano()
+	racy := time.Now().Add(-keepfile.Racy).UnixNano()
 	slices.Sort(paths)
 	for _, p := range slices.Compact(paths) {
 		w := WitnessOf(p)
@@ -120,8 +120,8 @@ func (s *Store) Put(key string, v any, paths []string) {
 		return
 	}
 	data, err := json.Marshal(r)
-	if err != nil || cachedir.WriteFile(s.file(key), data) != nil {
+	if err != nil || keepfile.Write(s.file(key), data) != nil {
 		return
 	}
-	cachedir.Trim(s.dir, s.max)
+	keepfile.Trim(s.dir, s.max)
 }

@@ -24,7 +24,7 @@ func TestRememberedWhileWitnessesHold(t *testing.T) {
 	if s.Get("k", &got) {
 		t.Fatal("a value whose witnesses changed within the racy window was kept")
 	}
-	time.Sleep(2100 * time.Millisecond) // past cachedir.Racy: the change times too
+	time.Sleep(2100 * time.Millisecond) // past keepfile.Racy: the change times too
 	s.Put("k", []string{"a", "b"}, []string{in, absent, dir})
 	if !s.Get("k", &got) || len(got) != 2 || got[1] != "b" {
 		t.Fatalf("Get = %v, want the value put", got)

@@ -1,4 +1,4 @@
-package cachedir
+package keepfile
 
 import (
 	"os"
@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// TestWriteFile: the file is made with its directory, replaced whole, and
+// TestWrite: the file is made with its directory, replaced whole, and
 // no temporary file is left beside it.
-func TestWriteFile(t *testing.T) {
+func TestWrite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	p := filepath.Join(dir, "f")
 	for _, data := range []string{"first, longer", "second"} {
-		if err := WriteFile(p, []byte(data)); err != nil {
+		if err := Write(p, []byte(data)); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := os.ReadFile(p); err != nil || string(got) != data {
@@ -22,7 +22,7 @@ func TestWriteFile(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%d entries beside the file, want only it", len(entries)-1)
 	}
-	if err := WriteFile(filepath.Join(p, "under-a-file"), nil); err == nil {
+	if err := Write(filepath.Join(p, "under-a-file"), nil); err == nil {
 		t.Error("no error writing under a regular file")
 	}
 }
