@@ -98,6 +98,13 @@ func TestExternalLibrariesAgreeWithLoader(t *testing.T) {
 	if !strings.Contains(text, "external: libinner.so.1, libouter.so.1") {
 		t.Errorf("the platform line does not name the external libraries:\n%s", text)
 	}
+	// tree reads --library-path as check does.
+	_, tree, _ := runCLI(t, "tree", chain, "--library-path", "lib")
+	for _, soname := range []string{"libouter.so.1", "libinner.so.1"} {
+		if !strings.Contains(tree, soname+" => ") || strings.Contains(tree, soname+" => not found") {
+			t.Errorf("tree --library-path lib does not find %s as ldd does:\n%s", soname, tree)
+		}
+	}
 }
 
 // checkExternal holds one external library to the file the loader maps

@@ -76,7 +76,7 @@ func runTree(c *command, a *app, args []string) int {
 	}
 	opt := analyze.TreeOptions{Relocated: installed, Budget: a.budget}
 	if libPath != "" {
-		opt.LibraryPath = strings.Split(libPath, ":")
+		opt.LibraryPath = absDirs(strings.Split(libPath, ":"))
 	}
 	trees, inputs := analyze.ReadTrees(paths, opt, a)
 	missing := false
