@@ -118,6 +118,10 @@ func TestLayoutsReadFromFiles(t *testing.T) {
 		wd, _ := os.Getwd()
 		probe(t, wd, "torch") // shadows the system's torch, as in Python
 		agrees(t, py, "torch")
+		// sys.path[0] comes after site has run: a sitecustomize here is
+		// not imported.
+		writeFile(t, filepath.Join(wd, "sitecustomize.py"), "import sys\nsys.path.insert(0, '/nonexistent')\n")
+		agrees(t, py, "torch")
 		t.Setenv("PYTHONSAFEPATH", "1")
 		agrees(t, py, "torch")
 	})
@@ -184,6 +188,13 @@ func TestLayoutsReadFromFiles(t *testing.T) {
 		os.Remove(filepath.Join(site, "c-moves.pth"))
 		writeFile(t, filepath.Join(site, "etlinkhelper.py"), "import sys\ndef setup():\n    sys.modules.setdefault('torch', None)\n")
 		declines(t, vpy, "torch", "etlinkhelper.py (")
+		os.Remove(filepath.Join(site, "a-inert.pth"))
+		agrees(t, vpy, "torch")
+		// usercustomize (and sitecustomize, which Debian's standard
+		// library holds first on the path), imported after the site
+		// directories, by the same rule.
+		writeFile(t, filepath.Join(site, "usercustomize.py"), "import sys\nsys.path[:0] = ['"+t.TempDir()+"']\n")
+		declines(t, vpy, "torch", "usercustomize.py (site imports it at start-up) changes the import path")
 	})
 	t.Run("editable install", func(t *testing.T) {
 		quietEnv(t)

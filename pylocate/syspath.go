@@ -31,6 +31,9 @@ type searchPath struct {
 	// read are the modules whose source was found and read: entries are
 	// only appended, so where a module was found it stays.
 	read map[string]bool
+	// wd is sys.path[0], the working directory: `python -c` puts it there
+	// after site has run, so no module site imports comes from it.
+	wd string
 }
 
 // sysPath reads the sys.path an import of pkg searches, or says why it
@@ -47,6 +50,7 @@ func (l *layout) sysPath(pkg string) (*searchPath, error) {
 			return nil, cannot("the working directory (sys.path[0]): %v", err)
 		}
 		s.entries = append(s.entries, wd) // site does not count it known
+		s.wd = wd
 	}
 	if pp := os.Getenv("PYTHONPATH"); pp != "" {
 		for _, p := range filepath.SplitList(pp) {
@@ -135,7 +139,10 @@ func (s *searchPath) site() error {
 		mods = append(mods, "usercustomize")
 	}
 	for _, m := range mods {
-		if err := s.checkModule(m, "site imports it at start-up"); err != nil {
+		// Read wherever it is: Debian's sitecustomize lies in the
+		// standard library's directory (a link to /etc/python3.X), the
+		// administrator's to edit.
+		if err := s.checkModule(m, "site imports it at start-up", true); err != nil {
 			return err
 		}
 	}
@@ -281,7 +288,7 @@ func (s *searchPath) checkCode(code, where string) error {
 	for _, m := range importedNames.FindAllStringSubmatch(code, -1) {
 		names := m[1] + m[2] + m[3]
 		for _, name := range strings.Split(names, ",") {
-			if err := s.checkModule(strings.TrimSpace(name), where+" imports it"); err != nil {
+			if err := s.checkModule(strings.TrimSpace(name), where+" imports it", false); err != nil {
 				return err
 			}
 		}
@@ -290,10 +297,10 @@ func (s *searchPath) checkCode(code, where string) error {
 }
 
 // checkModule reads the source of a module (each module of a dotted
-// name) found on the path so far outside the standard library; one that is
-// not there is the interpreter's own (builtin) or not found (site reports
-// the error and goes on).
-func (s *searchPath) checkModule(name, why string) error {
+// name) found on the path so far outside the standard library (anywhere:
+// in it too); one that is not there is the interpreter's own (builtin) or
+// not found (site reports the error and goes on).
+func (s *searchPath) checkModule(name, why string, anywhere bool) error {
 	if s.read[name] {
 		return nil
 	}
@@ -303,7 +310,7 @@ func (s *searchPath) checkModule(name, why string) error {
 		if err != nil {
 			return cannot("%s (%s)", err.(*unreadable).reason, why)
 		}
-		if !ok {
+		if !ok && (!anywhere || file == "") {
 			s.read[name] = file != "" // the standard library's
 			return nil
 		}
@@ -364,8 +371,8 @@ func isWordByte(c byte) bool {
 // no entry does.
 func (s *searchPath) moduleSource(parts []string) (file string, ok bool, err error) {
 	rel := filepath.Join(parts...)
-	for _, e := range s.entries {
-		if len(s.withPrefix(e, parts[0])) == 0 {
+	for i, e := range s.entries {
+		if i == 0 && e == s.wd || len(s.withPrefix(e, parts[0])) == 0 {
 			continue
 		}
 		for _, cand := range []string{filepath.Join(e, rel, "__init__.py"), filepath.Join(e, rel+".py")} {
