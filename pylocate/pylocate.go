@@ -152,7 +152,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		if !errors.As(err, &why) {
 			an.read, an.dir, an.exe, an.version = true, dir, exe, version
 			if err == nil && dir == "" {
-				err = fmt.Errorf("No module named %q (read from its files)", pkg)
+				err = fmt.Errorf("No module named '%s' (read from its files)", pkg)
 			}
 			if err != nil {
 				an.a.Err = err.Error()
