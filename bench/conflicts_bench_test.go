@@ -5,6 +5,7 @@ package bench
 import (
 	"debug/elf"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,32 @@ func buildWheel(b *testing.B) string {
 	return dir
 }
 
+// buildBundled builds a tree holding one extension linked
+// -static-libstdc++ with default visibility (testdata/field/mustflag's
+// slib.cc): the part of libstdc++ it uses is exported beside the system's
+// libstdc++.so.6 torch loads, four thousand conflicts.
+func buildBundled(b *testing.B) string {
+	b.Helper()
+	testenv.NeedFiles(b, torchDir)
+	testenv.NeedTools(b, "g++", "python3-config")
+	dir := b.TempDir()
+	flags, err := exec.Command("python3-config", "--includes").Output()
+	suffix, serr := exec.Command("python3-config", "--extension-suffix").Output()
+	if err != nil || serr != nil {
+		testenv.Missing(b, "python3-config: %v, %v", err, serr)
+	}
+	out := filepath.Join(dir, "slibpkg", "_slib"+strings.TrimSpace(string(suffix)))
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	args := append(strings.Fields(string(flags)), "-O2", "-fPIC", "-shared", filepath.Join("..", "testdata", "field", "mustflag", "src", "slib.cc"),
+		"-o", out, "-static-libstdc++", "-static-libgcc")
+	if out, err := exec.Command("g++", args...).CombinedOutput(); err != nil {
+		testenv.Missing(b, "g++ -static-libstdc++: %v\n%s", err, out)
+	}
+	return dir
+}
+
 // BenchmarkConflictsTorch is `etlink conflicts WHEEL --with torch --python
 // /usr/bin/python3 --format json` without the CLI: the session
 // (analyze.Open: the wheel, torch located (Python's answer remembered after
@@ -43,15 +70,19 @@ func buildWheel(b *testing.B) string {
 // ET301 and ET302, the JSON report written to io.Discard. SetBytes counts the
 // bytes of the symbol sections of every object read, so MB/s compares with
 // BenchmarkReadDynsym.
-func BenchmarkConflictsTorch(b *testing.B) { benchSession(b, "conflicts") }
+func BenchmarkConflictsTorch(b *testing.B) { benchSession(b, "conflicts", buildWheel(b)) }
+
+// BenchmarkConflictsBundled is the same on a wheel that bundles libstdc++
+// (buildBundled): the cost of thousands of conflicts, which the text
+// output prints in a few lines.
+func BenchmarkConflictsBundled(b *testing.B) { benchSession(b, "conflicts", buildBundled(b)) }
 
 // BenchmarkCheckTorch is the same for `etlink check WHEEL --with torch`:
 // the package read too, the peer kept to the names the release checks ask
 // about, every check rule and the platform verdicts.
-func BenchmarkCheckTorch(b *testing.B) { benchSession(b, "check") }
+func BenchmarkCheckTorch(b *testing.B) { benchSession(b, "check", buildWheel(b)) }
 
-func benchSession(b *testing.B, cmd string) {
-	wheelDir := buildWheel(b)
+func benchSession(b *testing.B, cmd, wheelDir string) {
 	testenv.NeedFiles(b, "/usr/bin/python3")
 	order, _ := analyze.ParseLoadOrder("torch,wheel")
 	// The library index as the command keeps it between runs (in memory
