@@ -443,15 +443,16 @@ func (r *reader) matters(src []byte) bool {
 		}
 	}
 	for _, n := range r.natives {
-		if !r.opened[n.path+"\x00\x00"] && mentions(src, n.module) {
+		if !r.opened[n.path+"\x00\x00"] && Mentions(src, n.module) {
 			return true
 		}
 	}
 	return false
 }
 
-// mentions reports whether word occurs in src as a whole name.
-func mentions(src []byte, word string) bool {
+// Mentions reports whether word occurs in src as a whole name (not a part
+// of a longer identifier).
+func Mentions(src []byte, word string) bool {
 	for i := 0; ; {
 		j := bytes.Index(src[i:], []byte(word))
 		if j < 0 {

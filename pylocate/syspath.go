@@ -1,6 +1,7 @@
 package pylocate
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/etlink/etlink/datafile"
+	"github.com/etlink/etlink/pyload"
 )
 
 // searchPath is sys.path as `python -c` has it when the script runs, read
@@ -230,7 +232,7 @@ func (s *searchPath) addPth(dir, name string) error {
 			continue
 		}
 		if strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
-			if err := s.checkCode(line, file+" line "+strconv.Itoa(i+1)); err != nil {
+			if err := s.checkCode([]byte(line), file+" line "+strconv.Itoa(i+1)); err != nil {
 				return err
 			}
 			continue
@@ -256,20 +258,20 @@ var (
 // pathChange returns code's first change of the path an import searches:
 // of sys.path itself, of the path hooks or their cache, or a site
 // directory added; "" when there is none.
-func pathChange(code string) string {
+func pathChange(code []byte) string {
 	for _, name := range []string{"path_hooks", "path_importer_cache", "addsitedir"} {
-		if namesWord(code, name) {
+		if pyload.Mentions(code, name) {
 			return name
 		}
 	}
 	for i := 0; ; {
-		j := strings.Index(code[i:], "sys.path")
+		j := bytes.Index(code[i:], []byte("sys.path"))
 		if j < 0 {
 			return ""
 		}
 		i += j + len("sys.path")
-		if m := sysPathChange.FindString(code[i:min(len(code), i+40)]); m != "" {
-			return "sys.path" + m
+		if m := sysPathChange.Find(code[i:min(len(code), i+40)]); m != nil {
+			return "sys.path" + string(m)
 		}
 	}
 }
@@ -281,12 +283,12 @@ func pathChange(code string) string {
 // searches. A finder added to sys.meta_path that does not name pkg
 // answers for other names (setuptools' _distutils_hack, virtualenv's
 // patches, editable finders of other projects).
-func (s *searchPath) checkCode(code, where string) error {
+func (s *searchPath) checkCode(code []byte, where string) error {
 	if err := s.checkText(code, where); err != nil {
 		return err
 	}
-	for _, m := range importedNames.FindAllStringSubmatch(code, -1) {
-		names := m[1] + m[2] + m[3]
+	for _, m := range importedNames.FindAllSubmatch(code, -1) {
+		names := string(m[1]) + string(m[2]) + string(m[3])
 		for _, name := range strings.Split(names, ",") {
 			if err := s.checkModule(strings.TrimSpace(name), where+" imports it", false); err != nil {
 				return err
@@ -318,7 +320,7 @@ func (s *searchPath) checkModule(name, why string, anywhere bool) error {
 		if rerr != nil {
 			return cannot("%s (%s) cannot be read: %v", file, why, rerr)
 		}
-		if err := s.checkText(string(data), file+" ("+why+")"); err != nil {
+		if err := s.checkText(data, file+" ("+why+")"); err != nil {
 			return err
 		}
 	}
@@ -327,43 +329,23 @@ func (s *searchPath) checkModule(name, why string, anywhere bool) error {
 }
 
 // checkText is checkCode's test of one text.
-func (s *searchPath) checkText(text, where string) error {
-	if strings.Contains(text, "_EditableFinder") && strings.Contains(text, "MAPPING") && strings.Contains(text, "NAMESPACES") {
+func (s *searchPath) checkText(text []byte, where string) error {
+	if bytes.Contains(text, []byte("_EditableFinder")) && bytes.Contains(text, []byte("MAPPING")) && bytes.Contains(text, []byte("NAMESPACES")) {
 		// setuptools' editable finder: it answers for the names in its
 		// MAPPING and NAMESPACES only (its path hook and placeholder
 		// entry serve those namespaces).
-		if namesWord(text, s.pkg) {
+		if pyload.Mentions(text, s.pkg) {
 			return cannot("%s is an editable install's finder for %s", where, s.pkg)
 		}
 		return nil
 	}
-	if namesWord(text, s.pkg) {
+	if pyload.Mentions(text, s.pkg) {
 		return cannot("%s names %s: code run at start-up may decide where it is", where, s.pkg)
 	}
 	if change := pathChange(text); change != "" {
 		return cannot("%s changes the import path (%q)", where, change)
 	}
 	return nil
-}
-
-// namesWord reports whether name appears in text as a whole word.
-func namesWord(text, name string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], name)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(name)
-		if (j == 0 || !isWordByte(text[j-1])) && (end == len(text) || !isWordByte(text[end])) {
-			return true
-		}
-		i = j + 1
-	}
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // moduleSource finds a module's source among the entries outside the
