@@ -146,7 +146,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 			continue // the same interpreter under another name
 		}
 		seen[p] = true
-		an.asked, an.key = true, cacheKey(pkg, p)
+		an.asked = true
 		dir, exe, version, err := fromFiles(p, pkg)
 		var why *unreadable
 		if !errors.As(err, &why) {
@@ -160,7 +160,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 			}
 			break // an answer: no interpreter after it can be preferred
 		}
-		an.started = why.reason
+		an.started, an.key = why.reason, cacheKey(pkg, p) // only an interpreter's run is remembered
 		if r := findRecord(an.key); r != nil {
 			an.dir, an.exe, an.version, an.a.Err, an.cached = r.Dir, r.Exe, r.Version, r.Err, true
 			if r.Err == "" {
