@@ -279,9 +279,7 @@ func resolve(p string) string {
 	if p == "" {
 		return ""
 	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
+	p = absPath(p)
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}

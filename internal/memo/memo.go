@@ -43,14 +43,7 @@ type Witness struct {
 
 // ChangeTime is p's change time (0 when there is no p, or the system
 // keeps none).
-func ChangeTime(p string) int64 {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return 0
-	}
-	_, changed := inodeAndChange(fi)
-	return changed
-}
+func ChangeTime(p string) int64 { return WitnessOf(p).Changed }
 
 // WitnessOf is p as it is now.
 func WitnessOf(p string) Witness {
