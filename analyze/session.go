@@ -90,7 +90,7 @@ func Open(opt Options) (*Session, error) {
 	}
 	log := opt.Log
 	torch := locateTorch(opt)
-	aheadIn, ahead := readAhead(opt, torch)
+	aheadIn, ahead := readAhead(torch)
 	defer func() {
 		if aheadIn != nil {
 			close(aheadIn) // after its arguments, or to stop it
@@ -144,7 +144,7 @@ func Open(opt Options) (*Session, error) {
 	var loader *Loader
 	var interp interpreter
 	if len(opt.With) > 0 {
-		r, peerInputs, err := peerSide(opt, torch, ahead, args)
+		r, peerInputs, err := peerSide(opt, ahead, args)
 		if err != nil {
 			return nil, err
 		}
@@ -447,6 +447,8 @@ type peerRead struct {
 	loader *Loader
 	// interp is the interpreter that located torch.
 	interp interpreter
+	// located is where Python finds torch (readAhead).
+	located located
 }
 
 // listTorch lists torch's files in dir.
@@ -474,44 +476,48 @@ type peerArgs struct {
 	libraryPath []string
 }
 
-// readAhead starts reading torch from where pylocate.Guess expects it
-// while Python answers (an interpreter's start is a third of the whole
-// check): it lists torch's files at once, then, given the arguments on in
-// (the wheel read), reads them and both sides' load closures. What it read
-// is used only if Python names the same directory. Both channels are nil
-// when there is no guess; closing in without a send stops it.
-func readAhead(opt Options, torch <-chan located) (chan<- peerArgs, <-chan peerRead) {
+// readAhead reads torch as soon as locateTorch's answer comes (read from
+// the interpreter's files, a few milliseconds; remembered, or an
+// interpreter started, else) while the wheel is read: it lists torch's
+// files, then, given the arguments on in (the wheel read), reads them and
+// both sides' load closures. Both channels are nil when the peer is not
+// torch; closing in without a send stops it.
+func readAhead(torch <-chan located) (chan<- peerArgs, <-chan peerRead) {
 	if torch == nil {
-		return nil, nil
-	}
-	dir := pylocate.Guess("torch", opt.Pythons...)
-	if dir == "" {
 		return nil, nil
 	}
 	in, out := make(chan peerArgs, 1), make(chan peerRead, 1)
 	go func() {
-		r := listTorch(dir)
+		l := <-torch
+		r := peerRead{located: l}
+		if l.err == nil {
+			r = listTorch(l.res.Dir)
+			r.located = l
+		}
 		args, ok := <-in
 		if !ok {
 			return
 		}
-		r.open("torch", args)
+		if l.err == nil && r.err == nil {
+			r.open("torch", args)
+		}
 		out <- r
 	}()
 	return in, out
 }
 
-// peerSide reads the peer: torch located through Python (torch from
-// locateTorch; ahead, when not nil, what readAhead read), or paths.
-func peerSide(opt Options, torch <-chan located, ahead <-chan peerRead, args peerArgs) (peerRead, []finding.Input, error) {
+// peerSide reads the peer: torch as readAhead located and read it (ahead),
+// or paths.
+func peerSide(opt Options, ahead <-chan peerRead, args peerArgs) (peerRead, []finding.Input, error) {
 	log := opt.Log
-	if torch == nil {
+	if ahead == nil {
 		r := peerRead{files: opt.With}
 		r.open("peer", args)
 		inputs, _ := inputList(opt.With, objectNames(r.objs), r.errs, log)
 		return r, inputs, nil
 	}
-	l := <-torch
+	r := <-ahead
+	l := r.located
 	if l.err != nil {
 		return peerRead{}, nil, errors.New("--with torch: " + l.err.Error())
 	}
@@ -526,14 +532,6 @@ func peerSide(opt Options, torch <-chan located, ahead <-chan peerRead, args pee
 		how = "its answer of an earlier run, which nothing it depends on has changed since; started then because " + l.res.Started
 	}
 	log.Notef("torch %s at %s (via %s, %s)", l.res.Version, l.res.Dir, l.res.Python, how)
-	var r peerRead
-	if ahead != nil {
-		r = <-ahead // a wrong guess is read again below
-	}
-	if r.dir != l.res.Dir {
-		r = listTorch(l.res.Dir)
-		r.open("torch", args)
-	}
 	if r.err != nil {
 		return peerRead{}, nil, errors.New("--with torch: " + r.err.Error())
 	}

@@ -286,43 +286,6 @@ func resolve(p string) string {
 	return p
 }
 
-// Guess returns where pkg most likely is for the first of the interpreters
-// (as Find orders them) under whose prefix a package directory of that name
-// exists in a usual site directory (prefix/lib/python3.X/site-packages,
-// prefix/local/lib/python3.X/dist-packages, Debian's
-// prefix/lib/python3/dist-packages), or "". It reads directories only, and
-// is no answer: a caller may read ahead from it while Find asks the
-// interpreter, and must use what it read only if Find names the same
-// directory (sys.path, .pth files and PYTHONPATH can point anywhere).
-func Guess(pkg string, pythons ...string) string {
-	if len(pythons) == 0 {
-		pythons = defaultPythons
-	}
-	for _, py := range pythons {
-		p, err := exec.LookPath(py)
-		if err != nil {
-			continue
-		}
-		p, _ = filepath.Abs(p)
-		prefixes := []string{filepath.Dir(filepath.Dir(p))} // a venv's, before links
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			prefixes = append(prefixes, filepath.Dir(filepath.Dir(real)))
-		}
-		for _, prefix := range prefixes {
-			for _, pattern := range []string{"local/lib/python3*/dist-packages", "lib/python3*/site-packages", "lib/python3/dist-packages", "lib/python3*/dist-packages"} {
-				sites, _ := filepath.Glob(filepath.Join(prefix, pattern))
-				for _, site := range sites {
-					dir := filepath.Join(site, pkg)
-					if _, err := os.Stat(filepath.Join(dir, "__init__.py")); err == nil {
-						return dir
-					}
-				}
-			}
-		}
-	}
-	return ""
-}
-
 // ask runs a script with pkg as its argument and returns the last line it
 // printed (packages may print on import), also when it failed.
 func ask(python, script, pkg string) (string, error) {

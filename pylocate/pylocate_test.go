@@ -139,42 +139,6 @@ func TestPackageFiles(t *testing.T) {
 	}
 }
 
-// TestGuessFindsTheUsualLayouts checks Guess on a venv-like prefix and on
-// Debian's system interpreter, whose guess must be Find's answer.
-func TestGuessFindsTheUsualLayouts(t *testing.T) {
-	prefix := t.TempDir()
-	bin := filepath.Join(prefix, "bin")
-	pkg := filepath.Join(prefix, "lib", "python3.12", "site-packages", "mypkg")
-	for _, d := range []string{bin, pkg} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(pkg, "__init__.py"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	py := filepath.Join(bin, "python3")
-	if err := os.WriteFile(py, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := Guess("mypkg", "/nonexistent/python3", py); got != pkg {
-		t.Errorf("Guess = %q, want %q", got, pkg)
-	}
-	if got := Guess("notapkg", py); got != "" {
-		t.Errorf("Guess of a missing package = %q", got)
-	}
-
-	const torch = "/usr/lib/python3/dist-packages/torch"
-	testenv.NeedFiles(t, torch, "/usr/bin/python3")
-	res, err := Find("torch", "/usr/bin/python3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := Guess("torch", "/usr/bin/python3"); got != res.Dir {
-		t.Errorf("Guess = %q; Python finds torch at %q", got, res.Dir)
-	}
-}
-
 func TestExtensionTag(t *testing.T) {
 	for name, want := range map[string]string{
 		"_pygit2.cpython-310-x86_64-linux-gnu.so":   "310",

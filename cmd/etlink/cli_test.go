@@ -235,9 +235,9 @@ func TestRetentionBadInputs(t *testing.T) {
 }
 
 // fakeTorchPrefix makes an interpreter prefix whose site-packages holds a
-// torch directory (where pylocate.Guess looks) with the files of the demo's
-// torch when withLibs, and an interpreter there that answers "where is
-// torch" with answer.
+// torch directory (where a guess from the prefix would look) with the
+// files of the demo's torch when withLibs, and an interpreter there (a
+// script: etlink must start it) that answers "where is torch" with answer.
 func fakeTorchPrefix(t *testing.T, withLibs bool, answer func(guessed string) string) (python, guessed string) {
 	t.Helper()
 	prefix := t.TempDir()
@@ -267,10 +267,10 @@ func fakeTorchPrefix(t *testing.T, withLibs bool, answer func(guessed string) st
 	return python, guessed
 }
 
-// TestWithTorchReadAhead checks that what etlink reads where it guesses
-// torch is while Python answers is used only when Python names the same
-// directory: a wrong guess (a torch without libraries) must not change the
-// findings, and a right one must give those of --with DIR.
+// TestWithTorchReadAhead checks that etlink reads torch where Python names
+// it, not where the interpreter's prefix suggests: a torch without
+// libraries in the prefix's site-packages must not change the findings,
+// and Python naming that one must give those of --with DIR.
 func TestWithTorchReadAhead(t *testing.T) {
 	demoTorch, err := filepath.Abs(filepath.Join("..", "..", "testdata", "demo", "torch"))
 	if err != nil {
@@ -287,8 +287,8 @@ func TestWithTorchReadAhead(t *testing.T) {
 		withLibs bool
 		answer   func(guessed string) string
 	}{
-		{"wrong guess", false, func(string) string { return demoTorch }},
-		{"right guess", true, func(g string) string { return g }},
+		{"torch elsewhere", false, func(string) string { return demoTorch }},
+		{"the prefix's torch", true, func(g string) string { return g }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			python, _ := fakeTorchPrefix(t, c.withLibs, c.answer)
