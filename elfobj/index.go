@@ -283,8 +283,10 @@ func (x *Index) Save() {
 	if !ok {
 		return
 	}
-	same, _ := guarded(func() (bool, bool) { return bytes.Equal(data, x.data), true })
-	if same || keepfile.Write(x.path, data) == nil {
+	if same, _ := guarded(func() (bool, bool) { return bytes.Equal(data, x.data), true }); same {
+		x.changed = false
+		putScratch(data)
+	} else if keepfile.Write(x.path, data) == nil {
 		x.changed, x.data = false, data
 	}
 }
@@ -640,11 +642,21 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 	for p, real := range links {
 		to[real] = append(to[real], p)
 	}
+	// Room for all at once (an index is megabytes; grown by doubling, a
+	// third of encoding it was copying), from the scratch buffers'
+	// mappings: fresh 4 KB pages cost more than the encoding.
 	size := len(indexMagic) + 8
 	for _, k := range keys {
-		size += len(entries[k].hashes) + 256 // the hashes, and about what else an entry holds
+		e := entries[k]
+		size += len(k) + len(e.hashes) + len(e.picked) + 512 // and the little else an entry holds
+		for _, r := range e.recent {
+			size += 32 + 5*len(r.picks)
+		}
 	}
-	out := append(make([]byte, 0, min(size, indexMax)), indexMagic...)
+	for p, real := range links {
+		size += len(p) + len(real) + 20
+	}
+	out := append(takeScratch(min(size, indexMax+indexMax/8)), indexMagic...)
 	var n uint32
 	out = binary.LittleEndian.AppendUint32(out, 0) // the count, set below
 	var kept []string
