@@ -1,0 +1,57 @@
+package gcdefer
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestHeapAdvisedHuge: after hugeHeap, what the run allocates lies in
+// memory advised for huge pages (VmFlags "hg" in /proc/self/smaps), not
+// in a fresh mapping of the runtime's.
+func TestHeapAdvisedHuge(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage"); err != nil {
+		t.Skip("a kernel without transparent huge pages: MADV_HUGEPAGE is refused")
+	}
+	hugeHeap()
+	for _, size := range []int{64 << 10, 4 << 20} {
+		b := make([]byte, size)
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		flags, ok := vmFlags(t, p)
+		if !ok {
+			t.Fatalf("%d bytes at %#x: no mapping in /proc/self/smaps", size, p)
+		}
+		if !strings.Contains(" "+flags+" ", " hg ") {
+			t.Errorf("%d bytes at %#x: mapping flags %q, want hg (MADV_HUGEPAGE)", size, p, flags)
+		}
+	}
+}
+
+// vmFlags returns the VmFlags of the mapping holding p.
+func vmFlags(t *testing.T, p uintptr) (string, bool) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no /proc/self/smaps: %v", err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if lo, hi, ok := strings.Cut(strings.Fields(line+" ")[0], "-"); ok && !strings.HasSuffix(strings.Fields(line)[0], ":") {
+			start, err1 := strconv.ParseUint(lo, 16, 64)
+			end, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && uint64(p) >= start && uint64(p) < end
+			continue
+		}
+		if in {
+			if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok {
+				return strings.TrimSpace(rest), true
+			}
+		}
+	}
+	return "", false
+}
