@@ -41,7 +41,7 @@ func vmFlags(t *testing.T, p uintptr) (string, bool) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
-		if lo, hi, ok := strings.Cut(strings.Fields(line+" ")[0], "-"); ok && !strings.HasSuffix(strings.Fields(line)[0], ":") {
+		if lo, hi, ok := strings.Cut(strings.Fields(line + " ")[0], "-"); ok && !strings.HasSuffix(strings.Fields(line)[0], ":") {
 			start, err1 := strconv.ParseUint(lo, 16, 64)
 			end, err2 := strconv.ParseUint(hi, 16, 64)
 			in = err1 == nil && err2 == nil && uint64(p) >= start && uint64(p) < end
