@@ -40,17 +40,18 @@ func vmFlags(t *testing.T, p uintptr) (string, bool) {
 	in := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := sc.Text()
-		if lo, hi, ok := strings.Cut(strings.Fields(line + " ")[0], "-"); ok && !strings.HasSuffix(strings.Fields(line)[0], ":") {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		if lo, hi, ok := strings.Cut(fields[0], "-"); ok { // a mapping: "start-end perms ..."
 			start, err1 := strconv.ParseUint(lo, 16, 64)
 			end, err2 := strconv.ParseUint(hi, 16, 64)
 			in = err1 == nil && err2 == nil && uint64(p) >= start && uint64(p) < end
 			continue
 		}
-		if in {
-			if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok {
-				return strings.TrimSpace(rest), true
-			}
+		if in && fields[0] == "VmFlags:" {
+			return strings.Join(fields[1:], " "), true
 		}
 	}
 	return "", false
