@@ -1,8 +1,10 @@
 package memo
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -46,6 +48,60 @@ func TestRememberedWhileWitnessesHold(t *testing.T) {
 	}
 	if s.Get("k", &got) {
 		t.Error("answered after the file it was read from changed")
+	}
+}
+
+// TestAbsentLeftToTheirDirectory: a name looked for and not found in a
+// directory that is itself a witness is not stat'd again: the directory's
+// times say whether anything was added to it (and nothing appears under
+// what is absent).
+func TestAbsentLeftToTheirDirectory(t *testing.T) {
+	type tree struct{ dir, sub, gone, nodir, deeper, elsewhere string }
+	setup := func() tree {
+		dir := t.TempDir()
+		tr := tree{dir: dir, sub: filepath.Join(dir, "sub"), nodir: filepath.Join(dir, "nodir"),
+			elsewhere: filepath.Join(t.TempDir(), "z", "w.py")}
+		tr.gone, tr.deeper = filepath.Join(tr.sub, "x.py"), filepath.Join(tr.nodir, "y.py")
+		if err := os.Mkdir(tr.sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	trees := []tree{setup(), setup()}
+	time.Sleep(2100 * time.Millisecond) // the trees' times past keepfile.Racy
+	for i, appear := range []func(tr tree) string{
+		func(tr tree) string { return tr.gone },  // a name in a directory listed
+		func(tr tree) string { return tr.nodir }, // a directory looked for
+	} {
+		tr := trees[i]
+		s := Open(filepath.Join(t.TempDir(), "store"), 2)
+		s.Put("k", 1, []string{tr.dir, tr.sub, tr.gone, tr.nodir, tr.deeper, tr.elsewhere})
+		data, err := os.ReadFile(s.file("k"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r record
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, w := range r.Witnesses {
+			kept = append(kept, w.Path)
+		}
+		if want := []string{tr.dir, tr.sub, tr.elsewhere}; !slices.Equal(kept, want) {
+			t.Fatalf("witnesses %q, want %q", kept, want)
+		}
+		var got int
+		if !s.Get("k", &got) {
+			t.Fatal("not remembered")
+		}
+		p := appear(tr)
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if s.Get("k", &got) {
+			t.Errorf("answered after %s appeared", p)
+		}
 	}
 }
 
