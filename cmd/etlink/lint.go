@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -167,10 +168,11 @@ func baseFetch(dir, base string) *missingBase {
 }
 
 // ancestry splits REV~N, REV^, REV^2~3 ... into REV and how many
-// generations back the whole suffix reaches.
+// generations back the whole suffix reaches. Compiled when first used:
+// every command would pay for them when the program starts.
 var (
-	ancestry     = regexp.MustCompile(`^(.+?)((?:~[0-9]*|\^[0-9]?)+)$`)
-	ancestorStep = regexp.MustCompile(`([~^])([0-9]*)`)
+	ancestry     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+?)((?:~[0-9]*|\^[0-9]?)+)$`) })
+	ancestorStep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([~^])([0-9]*)`) })
 )
 
 // fetchCommand is the git fetch that brings base into the checkout: a
@@ -198,7 +200,7 @@ func fetchCommand(dir, base string, remotes []string, shallow bool) string {
 	if slices.Contains(remotes, "origin") {
 		remote = "origin"
 	}
-	if m := ancestry.FindStringSubmatch(base); m != nil {
+	if m := ancestry().FindStringSubmatch(base); m != nil {
 		if rev, err := git(dir, "rev-parse", "--verify", "--quiet", "--end-of-options", m[1]+"^{commit}"); err == nil {
 			return fmt.Sprintf("git fetch --no-tags --deepen=%d %s %s", generations(m[2]), remote, strings.TrimSpace(rev))
 		}
@@ -210,7 +212,7 @@ func fetchCommand(dir, base string, remotes []string, shallow bool) string {
 // ~N is N generations, ^N (a parent) one, ^0 (the commit itself) none.
 func generations(suffix string) int {
 	n := 0
-	for _, m := range ancestorStep.FindAllStringSubmatch(suffix, -1) {
+	for _, m := range ancestorStep().FindAllStringSubmatch(suffix, -1) {
 		k, err := strconv.Atoi(m[2])
 		switch {
 		case err != nil: // ~ or ^ alone
