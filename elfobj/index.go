@@ -79,6 +79,11 @@ type indexEntry struct {
 	needed, rpath, runpath []string
 	writable, relro        []addrRange // Object.Writable
 	hashes                 []byte      // GNU hash of each symbol's name, its low bit set for a definition, 4 bytes little-endian each
+	// hashCRC is the CRC-32 the hashes were written with; hashState says
+	// whether they still have it (hashesIntact), checked when first
+	// scanned: a run that asks what it asked before never reads them.
+	hashCRC   uint32
+	hashState atomic.Uint32
 	// picked are the symbols reads picked, whole, as the file holds them
 	// (appendPicked): a read that picks no others is answered from them,
 	// decoding its own (pickedAt).
@@ -197,7 +202,7 @@ func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63
 const (
 	// The version changes with what an entry means, not only its layout: 8
 	// entries are learnt under the ELF structural checks, which 7 lacked.
-	indexMagic = "etlink symbol index 8\n" // then the entry count, the entries (each with its picked symbols), the link count, the links, a CRC-32 (IEEE) of all before it
+	indexMagic = "etlink symbol index 9\n" // then the entry count, the entries (each with its picked symbols and two CRC-32s), the link count, the links, a CRC-32 of them
 )
 
 // indexMax bounds the file, which every run reads whole (at about 1 GB/s:
@@ -498,8 +503,13 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	x.mu.Unlock() // an entry's hashes and a query never change
 	if !recent {
 		var ok bool
-		if picks, ok = guarded(func() ([]int, bool) { return q.picks(e.hashes, name), true }); !ok {
-			return nil, nil, false // the file went away under the mapping: read the library
+		if picks, ok = guarded(func() ([]int, bool) {
+			if !e.hashesIntact() {
+				return nil, false
+			}
+			return q.picks(e.hashes, name), true
+		}); !ok {
+			return nil, nil, false // damaged, or the file went away under the mapping: read the library
 		}
 		x.mu.Lock()
 		// Written when they add to the entry's queries, not when they take
@@ -615,7 +625,8 @@ func (x *Index) store(real string, id fileID, o *Object, opt Options) {
 	<-x.loaded
 	e := &indexEntry{id: id, class: uint8(o.Class), data: uint8(o.Data), typ: uint8(o.Type), machine: uint16(o.Machine),
 		executable: o.Executable, soname: o.Soname, needed: o.Needed, rpath: o.Rpath, runpath: o.Runpath,
-		writable: o.writable, relro: o.relro, hashes: o.nameHashes, used: true}
+		writable: o.writable, relro: o.relro, hashes: o.nameHashes, hashCRC: crc32.ChecksumIEEE(o.nameHashes), used: true}
+	e.hashState.Store(hashesGood)
 	picks := make([]int, 0, len(o.picked))
 	for _, p := range o.picked {
 		picks = append(picks, int(p.index))
@@ -678,19 +689,51 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 	}
 	binary.LittleEndian.PutUint32(out[len(indexMagic):], n)
 	slices.Sort(kept)
+	start := len(out)
 	out = binary.AppendUvarint(out, uint64(len(kept)))
 	for _, p := range kept {
 		out = appendStr(appendStr(out, p), links[p])
 	}
-	// A damaged file (a flipped bit in a hash would hide a name) is read
-	// as no index. CRC-32 (IEEE), not Castagnoli's: Go builds the
-	// Castagnoli tables for SSE 4.2 when a program starts (0.3 ms of every
-	// etlink command, measured).
-	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
+	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
 }
 
-// appendEntry appends the entry e of the file k as the index holds it.
+// A damaged file (a flipped bit in a hash would hide a name) is never
+// answered from. Each entry carries two CRC-32s: one of its hashes (most
+// of the file), checked when a run first scans them, and one of the rest,
+// checked when the file is read, as is the CRC after the links; so a run
+// that asks what the last one asked touches a quarter of the file. CRC-32
+// (IEEE), not Castagnoli's: Go builds the Castagnoli tables for SSE 4.2
+// when a program starts (0.3 ms of every etlink command, measured).
+
+// The states of an entry's hashes (indexEntry.hashState).
+const (
+	hashesUnchecked = iota
+	hashesGood
+	hashesDamaged
+)
+
+// hashesIntact reports whether e's hashes are as written (their CRC),
+// checked once; it reads the mapped file (the caller guards it).
+func (e *indexEntry) hashesIntact() bool {
+	switch e.hashState.Load() {
+	case hashesGood:
+		return true
+	case hashesDamaged:
+		return false
+	}
+	state := uint32(hashesDamaged)
+	if crc32.ChecksumIEEE(e.hashes) == e.hashCRC {
+		state = hashesGood
+	}
+	e.hashState.Store(state)
+	return state == hashesGood
+}
+
+// appendEntry appends the entry e of the file k as the index holds it,
+// ending in the CRC-32 of all of it but its hashes (which have their own,
+// before them).
 func appendEntry(out []byte, k string, e *indexEntry) []byte {
+	start := len(out)
 	out = appendStr(out, k)
 	for _, v := range []uint64{e.id.dev, e.id.ino, uint64(e.id.size), uint64(e.id.mtime), uint64(e.id.ctime)} {
 		out = binary.LittleEndian.AppendUint64(out, v)
@@ -716,7 +759,10 @@ func appendEntry(out []byte, k string, e *indexEntry) []byte {
 		}
 	}
 	out = binary.AppendUvarint(out, uint64(len(e.hashes)/4))
+	out = binary.LittleEndian.AppendUint32(out, e.hashCRC)
+	crc := crc32.ChecksumIEEE(out[start:])
 	out = append(out, e.hashes...)
+	rest := len(out)
 	picked := e.picked
 	if picked == nil { // none picked yet: an empty block
 		picked = appendPicked(nil, nil)
@@ -734,7 +780,7 @@ func appendEntry(out []byte, k string, e *indexEntry) []byte {
 			prev = p
 		}
 	}
-	return out
+	return binary.LittleEndian.AppendUint32(out, crc32.Update(crc, crc32.IEEETable, out[rest:]))
 }
 
 // strSize is how many bytes appendStr appends for s.
@@ -887,14 +933,11 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 	if !bytes.HasPrefix(data, []byte(indexMagic)) || len(data) < len(indexMagic)+8 {
 		return nil, nil, false
 	}
-	body := data[:len(data)-4]
-	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(data[len(body):]) {
-		return nil, nil, false
-	}
-	d := indexDecoder{b: body[len(indexMagic)+4:]}
+	d := indexDecoder{b: data[len(indexMagic)+4:]}
 	n := binary.LittleEndian.Uint32(data[len(indexMagic):])
 	entries = make(map[string]*indexEntry, min(n, 1<<16))
 	for i := range n {
+		start := d.b
 		k := d.str()
 		e := &indexEntry{rank: int(i)}
 		e.id = fileID{d.u64(), d.u64(), int64(d.u64()), int64(d.u64()), int64(d.u64())}
@@ -914,7 +957,13 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 				*rs = append(*rs, addrRange{d.uvarint(), d.uvarint()})
 			}
 		}
-		e.hashes = d.take(4 * d.count(4))
+		nh := d.count(4)
+		if b := d.take(4); b != nil {
+			e.hashCRC = binary.LittleEndian.Uint32(b)
+		}
+		crc := crc32.ChecksumIEEE(start[:len(start)-len(d.b)])
+		e.hashes = d.take(4 * nh)
+		rest := d.b
 		e.picked = d.take(d.count(1))
 		if b := d.take(1); b != nil {
 			if b[0] > maxRecent {
@@ -942,18 +991,19 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 				r.picks[j] = prev
 			}
 		}
-		if d.err != nil {
+		if b := d.take(4); d.err != nil || binary.LittleEndian.Uint32(b) != crc32.Update(crc, crc32.IEEETable, rest[:len(rest)-len(d.b)-4]) {
 			return nil, nil, false
 		}
 		entries[k] = e
 	}
+	start := d.b
 	nl := d.count(2)
 	links = make(map[string]string, nl)
 	for range nl {
 		p := d.str()
 		links[p] = d.str()
 	}
-	if d.err != nil || len(d.b) != 0 {
+	if b := d.take(4); d.err != nil || len(d.b) != 0 || binary.LittleEndian.Uint32(b) != crc32.ChecksumIEEE(start[:len(start)-4]) {
 		return nil, nil, false
 	}
 	return entries, links, true

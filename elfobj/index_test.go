@@ -258,7 +258,7 @@ func TestIndexFile(t *testing.T) {
 		t.Errorf("from the saved index: %+v, %v; want %+v", got, err, want)
 	}
 	flipped := bytes.Clone(good)
-	flipped[len(flipped)/2] ^= 0x10
+	flipped[len(indexMagic)+6] ^= 0x10 // in libm's entry, not in its hashes
 	for name, data := range map[string][]byte{
 		"cut short":      good[:len(good)-9],
 		"a bit flipped":  flipped,
@@ -286,6 +286,51 @@ func TestIndexFile(t *testing.T) {
 	}
 	if z := OpenIndex(path); known(z) {
 		t.Error("an absent index knows libm")
+	}
+	damagedHashes(t, path, good, m, opt)
+}
+
+// damagedHashes: a bit flipped in a library's hashes (checked when first
+// scanned, not when the file is read) leaves the answers the entry holds
+// to a question asked before, which do not read them, and makes a new
+// question read the library, and the index be written anew.
+func damagedHashes(t *testing.T, path string, good []byte, m string, opt Options) {
+	entries, _, ok := decodeIndex(good)
+	e := entries[realPath(m)]
+	if !ok || e == nil || len(e.hashes) == 0 {
+		t.Fatal("no hashes of libm in the saved index")
+	}
+	flipped := bytes.Clone(good)
+	flipped[bytes.Index(good, e.hashes)+len(e.hashes)/2] ^= 0x10
+	if err := os.WriteFile(path, flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	z := OpenIndex(path)
+	if _, _, known := z.lookup(m, realPath(m), fileIDOf(t, m), opt); !known {
+		t.Error("the question asked before is not answered (it reads no hash)")
+	}
+	other := opt
+	other.Only = &symset.Set{}
+	other.Only.Add("etlink_another_name")
+	if _, _, known := z.lookup(m, realPath(m), fileIDOf(t, m), other); known {
+		t.Error("a new question was answered from damaged hashes")
+	}
+	wantOther, err := OpenFile(m, "", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Index = z
+	if got, err := OpenFile(m, "", other); err != nil || !reflect.DeepEqual(got, wantOther) {
+		t.Errorf("read with damaged hashes: %+v, %v; want %+v", got, err, wantOther)
+	}
+	z.Save()
+	again, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _, ok = decodeIndex(again)
+	if !ok || entries[realPath(m)] == nil || !bytes.Equal(entries[realPath(m)].hashes, e.hashes) || !entries[realPath(m)].hashesIntact() {
+		t.Error("the index was not written anew with libm's hashes as read")
 	}
 }
 
