@@ -205,8 +205,8 @@ const (
 	indexMagic = "etlink symbol index 9\n" // then the entry count, the entries (each with its picked symbols and two CRC-32s), the link count, the links, a CRC-32 of them
 )
 
-// indexMax bounds the file, which every run reads whole (at about 1 GB/s:
-// 4 ms of CPU a run at the cap). Measured on Debian 12 (2026-12-05), the
+// indexMax bounds the file, which every run maps and decodes but for the
+// hashes (a quarter of it), and saves whole when it learnt something. Measured on Debian 12 (2026-12-05), the
 // index one run needs: testdata/demo/wheel --with torch 1.26 MB (torch's
 // closure, 293 libraries), vtkmodules --with torch 1.90 MB, rdkit 1.23
 // MB, vtkmodules 1.04 MB, PyQt5 0.35 MB, scipy 0.14 MB; twenty packages
