@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
-
-	"github.com/etlink/etlink/symset"
 )
 
 // The dynamic reader: what readDynamic gets from debug/elf, read with one
@@ -746,7 +744,9 @@ func keptPicks(picked []pickedSymbol, opt Options, init string) []Symbol {
 // data (the null symbol left out), its low bit replaced by whether the
 // symbol is defined, as 4 little-endian bytes each: the hash table's own
 // values for the symbols it holds (what ld.so compares a name's hash
-// with), computed from the names for the others.
+// with), computed from the names for the others. A cold read of torch's
+// closure takes the hashes of 300,000 symbols: the table's are copied as
+// they lie, the names hashed in one pass each.
 func (t *dynTables) nameHashes(sec *elf.Section, data []byte, str string, size, n int) []byte {
 	out := make([]byte, 4*n)
 	h, ok := t.hashTable(sec, n+1)
@@ -754,26 +754,46 @@ func (t *dynTables) nameHashes(sec *elf.Section, data []byte, str string, size, 
 	if ok {
 		hashed = int(h.symoff) - 1
 	}
+	if h.bo == binary.LittleEndian {
+		copy(out[4*hashed:], h.chains[:4*(n-hashed)])
+	} else {
+		for i := hashed; i < n; i++ {
+			binary.LittleEndian.PutUint32(out[4*i:], h.bo.Uint32(h.chains[(i-hashed)*4:]))
+		}
+	}
+	for i := range hashed {
+		binary.LittleEndian.PutUint32(out[4*i:], nameHash(str, t.bo.Uint32(data[(i+1)*size:]))) // st_name leads both classes' entries
+	}
 	shndx := 6 // st_shndx's offset in an entry
 	if size == elf.Sym32Size {
 		shndx = 14
 	}
+	le := t.bo == binary.LittleEndian
 	for i := range n {
-		raw := data[(i+1)*size:]
-		var v uint32
-		if i >= hashed {
-			v = h.bo.Uint32(h.chains[(i-hashed)*4:])
+		raw := data[(i+1)*size+shndx:]
+		var sec uint16
+		if le {
+			sec = binary.LittleEndian.Uint16(raw)
 		} else {
-			name, _ := tabStringOK(str, int(t.bo.Uint32(raw))) // st_name leads both classes' entries
-			v = symset.GNUHash(name)
+			sec = t.bo.Uint16(raw)
 		}
-		v &^= 1
-		if elf.SectionIndex(t.bo.Uint16(raw[shndx:])) != elf.SHN_UNDEF {
+		v := out[4*i] &^ 1
+		if elf.SectionIndex(sec) != elf.SHN_UNDEF {
 			v |= 1
 		}
-		binary.LittleEndian.PutUint32(out[4*i:], v)
+		out[4*i] = v
 	}
 	return out
+}
+
+// nameHash is symset.GNUHash of the name at off in tab, read to its NUL in
+// the same pass; the empty name's outside the table.
+func nameHash(tab string, off uint32) uint32 {
+	h := uint32(5381)
+	for i := int(off); i < len(tab) && tab[i] != 0; i++ {
+		h = h*33 + uint32(tab[i])
+	}
+	return h
 }
 
 // kept says whether the symbol named at off in str, a definition or not,

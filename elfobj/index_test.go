@@ -3,6 +3,7 @@ package elfobj
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -693,4 +694,42 @@ func FuzzDecodePicked(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNameHashesAreTheNames: the hashes the index keeps are each symbol's
+// GNU hash (what ld.so computes for a name), low bit for defined, whether
+// taken from the library's hash table or from the name: held to debug/elf's
+// reading of the symbols of libm and libstdc++.
+func TestNameHashesAreTheNames(t *testing.T) {
+	for _, lib := range []string{libm(t), filepath.Join(systemLibDir, "libstdc++.so.6")} {
+		f, err := elf.Open(lib)
+		if err != nil {
+			testenv.Missing(t, "%s: %v", lib, err)
+		}
+		syms, err := f.DynamicSymbols()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		only := &symset.Set{}
+		only.Add("etlink_no_such_symbol")
+		ageIndexClock(t)
+		x := OpenIndex("")
+		if _, err := OpenFile(lib, "", Options{Only: only, Index: x}); err != nil {
+			t.Fatal(err)
+		}
+		e := x.entries[realPath(lib)]
+		if e == nil || len(e.hashes) != 4*len(syms) {
+			t.Fatalf("%s: not learnt, or not a hash for each of its %d symbols", lib, len(syms))
+		}
+		for i, s := range syms {
+			want := symset.GNUHash(s.Name) &^ 1
+			if s.Section != elf.SHN_UNDEF {
+				want |= 1
+			}
+			if got := binary.LittleEndian.Uint32(e.hashes[4*i:]); got != want {
+				t.Fatalf("%s: symbol %d %q: hash %#x, want %#x", lib, i+1, s.Name, got, want)
+			}
+		}
+	}
 }
