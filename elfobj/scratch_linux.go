@@ -2,10 +2,6 @@ package elfobj
 
 import "syscall"
 
-// madvHugepage is MADV_HUGEPAGE; a kernel without transparent huge pages
-// refuses it and the mapping keeps normal pages.
-const madvHugepage = 14
-
 // mapHuge maps n bytes of anonymous memory and asks for transparent huge
 // pages; nil when the mapping fails (the caller then allocates).
 func mapHuge(n int) []byte {
@@ -13,7 +9,7 @@ func mapHuge(n int) []byte {
 	if err != nil {
 		return nil
 	}
-	syscall.Madvise(b, madvHugepage) // advice: without it, plain pages
+	syscall.Madvise(b, syscall.MADV_HUGEPAGE) // advice: a kernel without huge pages refuses it, and the mapping keeps normal pages
 	return b
 }
 

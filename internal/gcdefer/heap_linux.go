@@ -24,9 +24,6 @@ import (
 // hugeHeapSize is the heap grown and advised.
 const hugeHeapSize = Limit / 4 * 3
 
-// madvHugepage is MADV_HUGEPAGE.
-const madvHugepage = 14
-
 func hugeHeap() {
 	old := debug.SetGCPercent(-1) // no collection while it is grown
 	b := make([]byte, hugeHeapSize)
@@ -36,7 +33,7 @@ func hugeHeap() {
 	// Unmapped parts of the range are passed over (ENOMEM); advice only.
 	const below = 64 << 20
 	start := p - min(p, below)
-	syscall.Syscall(syscall.SYS_MADVISE, start, p+hugeHeapSize-start, madvHugepage)
+	syscall.Syscall(syscall.SYS_MADVISE, start, p+hugeHeapSize-start, syscall.MADV_HUGEPAGE)
 	runtime.KeepAlive(b)
 	runtime.GC() // frees it: the allocations to come reuse its pages
 	debug.SetGCPercent(old)
