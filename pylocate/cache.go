@@ -189,7 +189,7 @@ func readRemembered(named, path, pkg string) (ans readAnswer, remembered bool, e
 	}
 	r := newReading()
 	ans.Dir, ans.Exe, ans.Version, err = r.fromFiles(path, pkg)
-	if err == nil && key != "" && !r.unkeyed {
+	if err == nil && key != "" {
 		paths, links := r.witnesses()
 		store.PutLinks(key, ans, paths, links)
 	}

@@ -114,6 +114,9 @@ func (r *reading) pyenvHook(root string) string {
 		dirs = append(dirs, filepath.Join(plugins, p, "etc", "pyenv.d"))
 	}
 	for _, d := range dirs {
+		if !r.isDir(d) {
+			continue // one witness for both kinds: most of these are absent
+		}
 		for _, kind := range []string{"which", "version-name"} {
 			for _, n := range r.names(filepath.Join(d, kind)) {
 				h := filepath.Join(d, kind, n)

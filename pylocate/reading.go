@@ -13,13 +13,14 @@ import (
 	"github.com/etlink/etlink/elfobj"
 )
 
-// reading is one answer read from an interpreter's files, and what it
-// depends on: every path it stat'd, listed, read or found absent (a
+// reading is one answer read from an interpreter's files, and the files
+// it depends on: every path it stat'd, listed, read or found absent (a
 // directory listed by its own stat, whose times change when a name in it
-// is added, removed or renamed), every symbolic link it resolved, and the
-// environment variables it consulted. The from-files path reads the file
-// system and the environment through it only, so that what it depends on
-// is what it read (witnessed), not a list kept beside the code.
+// is added, removed or renamed), and every symbolic link it resolved. The
+// from-files path reaches the file system and the environment through it
+// only (TestReadingSeesEveryAccess holds it to that), so that what an
+// answer depends on is what it read, not a list kept beside the code; the
+// environment variables it consults are in the answer's key (readKey).
 type reading struct {
 	paths map[string]bool
 	links map[string]bool
@@ -27,9 +28,6 @@ type reading struct {
 	// for one that cannot be listed): a site directory is listed once a
 	// reading, however many modules are looked for in it.
 	listed map[string][]string
-	// unkeyed is set when the reading consulted an environment variable
-	// the key does not hold (cacheKey's): its answer is not remembered.
-	unkeyed bool
 }
 
 func newReading() *reading {
@@ -41,12 +39,9 @@ func (r *reading) witnesses() (paths, links []string) {
 	return slices.Collect(maps.Keys(r.paths)), slices.Collect(maps.Keys(r.links))
 }
 
-func (r *reading) getenv(name string) string {
-	if !keyed(name) {
-		r.unkeyed = true
-	}
-	return os.Getenv(name)
-}
+// getenv is the variable name, one of those the answer's key holds
+// (keyed: TestReadingSeesEveryAccess).
+func (r *reading) getenv(name string) string { return os.Getenv(name) }
 
 func (r *reading) stat(p string) (fs.FileInfo, error) {
 	r.paths[p] = true

@@ -2,9 +2,13 @@ package pylocate
 
 import (
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -338,5 +342,47 @@ func TestResolveWitnessesLinks(t *testing.T) {
 		if slices.Sort(links); !slices.Equal(links, c.links) {
 			t.Errorf("resolve(%s) witnessed links %v, want %v", c.path, links, c.links)
 		}
+	}
+}
+
+// TestReadingSeesEveryAccess: the from-files path (layout.go, syspath.go,
+// spec.go, pyenv.go) reaches the file system and the environment through
+// the reading only, so that what an answer depends on is witnessed, and
+// every environment variable it consults is in the answer's key.
+func TestReadingSeesEveryAccess(t *testing.T) {
+	direct := map[string]bool{
+		"os.Stat": true, "os.Lstat": true, "os.Open": true, "os.ReadDir": true, "os.ReadFile": true, "os.Readlink": true,
+		"os.Getenv": true, "os.LookupEnv": true, "os.Environ": true, "datafile.ReadFile": true, "datafile.Open": true,
+		"filepath.Glob": true, "filepath.EvalSymlinks": true, "filepath.WalkDir": true, "exec.LookPath": true, "elfobj.IsELFFile": true,
+	}
+	fset := token.NewFileSet()
+	for _, file := range []string{"layout.go", "syspath.go", "spec.go", "pyenv.go"} {
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if pkg, ok := sel.X.(*ast.Ident); ok && direct[pkg.Name+"."+sel.Sel.Name] {
+				t.Errorf("%s: %s.%s: not through the reading, so not witnessed", fset.Position(call.Pos()), pkg.Name, sel.Sel.Name)
+			}
+			if sel.Sel.Name == "getenv" && len(call.Args) == 1 {
+				name := "a name not written out"
+				if lit, ok := call.Args[0].(*ast.BasicLit); ok {
+					name, _ = strconv.Unquote(lit.Value)
+				}
+				if !keyed(name) {
+					t.Errorf("%s: getenv of %s, which the key does not hold", fset.Position(call.Pos()), name)
+				}
+			}
+			return true
+		})
 	}
 }
