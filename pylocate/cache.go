@@ -36,7 +36,9 @@ import (
 // themselves (a .pth file can add finders), and a .python-version in the
 // working directory or a parent, and pyenv's version file (what a pyenv
 // shim reads to choose the interpreter it runs). A witness that changed
-// means the interpreter is asked again.
+// means the interpreter is asked again. An answer read from the
+// interpreter's files is kept here too (readRemembered), with every path
+// the reading touched as its witnesses.
 var CacheDir = cachedir.File("pylocate")
 
 // keyEnv are the environment variables an interpreter's answer (or a
