@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,12 +36,20 @@ import (
 // themselves (a .pth file can add finders), and a .python-version in the
 // working directory or a parent, and pyenv's version file (what a pyenv
 // shim reads to choose the interpreter it runs). A witness that changed
-// means the interpreter is asked again.
+// means the interpreter is asked again. An answer read from the
+// interpreter's files is kept here too (readRemembered), with every path
+// the reading touched as its witnesses.
 var CacheDir = cachedir.File("pylocate")
 
 // keyEnv are the environment variables an interpreter's answer (or a
 // shim's choice of interpreter) may depend on, beside every PYTHON*.
-var keyEnv = []string{"PATH", "HOME", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERSION", "PYENV_ROOT", "PYENV_DIR", "LD_LIBRARY_PATH"}
+var keyEnv = []string{"PATH", "HOME", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERSION", "PYENV_ROOT", "PYENV_DIR", "PYENV_HOOK_PATH", "LD_LIBRARY_PATH"}
+
+// keyed reports whether the environment variable name is part of
+// cacheKey's question.
+func keyed(name string) bool {
+	return strings.HasPrefix(name, "PYTHON") || slices.Contains(keyEnv, name)
+}
 
 // maxRecords bounds the directory: the most recently stored answers are
 // kept.
@@ -138,8 +147,7 @@ func cacheKey(pkg, python string) string {
 	}
 	var env []string
 	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "PYTHON") || slices.Contains(keyEnv, name) {
+		if name, _, _ := strings.Cut(kv, "="); keyed(name) {
 			env = append(env, kv)
 		}
 	}
@@ -148,6 +156,46 @@ func cacheKey(pkg, python string) string {
 		h.Write([]byte(kv + "\x00"))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// readAnswer is an answer read from an interpreter's files (fromFiles').
+type readAnswer struct {
+	Dir     string `json:"dir,omitempty"` // "": the interpreter cannot import the package
+	Exe     string `json:"exe"`
+	Version string `json:"version,omitempty"`
+}
+
+// readKey is the question an answer read from files is to: cacheKey's
+// (the package, the interpreter as found on PATH, the working directory,
+// the environment), the interpreter as named, the user (site.py enables
+// the user's site directory by the process's ids), and this etlink (the
+// reading's rules are its build's); "" when this etlink cannot be named.
+func readKey(pkg, named, path string) string {
+	if memo.Program() == "" {
+		return ""
+	}
+	return fmt.Sprintf("read from files\x00%s\x00%s\x00%s\x00%d %d %d %d", memo.Program(), cacheKey(pkg, path), named,
+		os.Getuid(), os.Geteuid(), os.Getgid(), os.Getegid())
+}
+
+// readRemembered is fromFiles' answer, remembered in CacheDir with what
+// the reading depended on (reading's witnesses) and given again while
+// none of it changed: reading Debian's dist-packages and site.py is a few
+// milliseconds, checking the hundred paths it read a tenth of that. An
+// answer that needs the interpreter started (*unreadable) is not kept
+// here (Find keeps the interpreter's).
+func readRemembered(named, path, pkg string) (ans readAnswer, remembered bool, err error) {
+	store, key := memo.Open(CacheDir, maxRecords), readKey(pkg, named, path)
+	if key != "" && store.Get(key, &ans) {
+		return ans, true, nil
+	}
+	r := newReading()
+	ans.Dir, ans.Exe, ans.Version, err = r.fromFiles(path, pkg)
+	if err == nil && key != "" {
+		paths, links := r.witnesses()
+		store.PutLinks(key, ans, paths, links)
+	}
+	return ans, false, err
 }
 
 // filesKey is the key of PackageFiles' listing of dir.

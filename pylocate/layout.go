@@ -3,19 +3,18 @@ package pylocate
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/etlink/etlink/datafile"
-	"github.com/etlink/etlink/elfobj"
 )
 
 // layout is an interpreter read from its files as CPython's getpath reads
 // them at start-up: the program, the version, the prefixes and whether a
 // virtual environment (pyvenv.cfg) is in effect.
 type layout struct {
+	*reading
 	python     string // as invoked (a venv's bin/python3, unresolved)
 	exe        string // the ELF program, links resolved
 	version    string // "3.11"
@@ -41,17 +40,17 @@ var versionName = regexp.MustCompile(`^python(3\.[0-9]+)$`)
 
 // readLayout reads the interpreter python (a path as found on PATH, a
 // pyenv shim resolved already) the way its own start-up would.
-func readLayout(python string) (*layout, error) {
-	l := &layout{python: absPath(python), exe: resolve(python)}
-	if !elfobj.IsELFFile(l.exe) {
+func (r *reading) readLayout(python string) (*layout, error) {
+	l := &layout{reading: r, python: absPath(python), exe: r.resolve(python)}
+	if !r.isELF(l.exe) {
 		return nil, cannot("%s is a script, not the interpreter: only running it says which Python it starts", python)
 	}
-	if os.Getenv("PYTHONHOME") != "" {
+	if r.getenv("PYTHONHOME") != "" {
 		return nil, cannot("PYTHONHOME is set")
 	}
 	exeDir := filepath.Dir(l.exe)
 	for _, marker := range []string{"pybuilddir.txt", filepath.Base(l.exe) + "._pth", "python._pth"} {
-		if _, err := os.Stat(filepath.Join(exeDir, marker)); err == nil {
+		if _, err := r.stat(filepath.Join(exeDir, marker)); err == nil {
 			return nil, cannot("%s is beside the interpreter (a build tree or a fixed path)", filepath.Join(exeDir, marker))
 		}
 	}
@@ -78,10 +77,10 @@ func readLayout(python string) (*layout, error) {
 func (l *layout) readVenv() (string, error) {
 	dir := filepath.Dir(l.python)
 	for _, cfg := range []string{filepath.Join(dir, "pyvenv.cfg"), filepath.Join(filepath.Dir(dir), "pyvenv.cfg")} {
-		if fi, err := os.Stat(cfg); err != nil || !fi.Mode().IsRegular() {
+		if !l.isFile(cfg) {
 			continue
 		}
-		data, err := datafile.ReadFile(cfg, datafile.SmallText)
+		data, err := l.readFile(cfg, datafile.SmallText)
 		if err != nil {
 			return "", cannot("%v", err)
 		}
@@ -115,23 +114,28 @@ func (l *layout) readVenv() (string, error) {
 func (l *layout) findBase() error {
 	start := filepath.Dir(l.exe)
 	if l.venv && l.home != "" {
-		start = resolve(l.home)
+		start = l.resolve(l.home)
 	}
 	for dir := start; ; dir = filepath.Dir(dir) {
 		for _, libdir := range []string{"lib", "lib64"} {
 			if l.version == "" {
-				found, _ := filepath.Glob(filepath.Join(dir, libdir, "python3.*", "os.py"))
+				var found []string
+				for _, n := range l.withPrefix(filepath.Join(dir, libdir), "python3.") {
+					if _, err := l.stat(filepath.Join(dir, libdir, n, "os.py")); err == nil {
+						found = append(found, strings.TrimPrefix(n, "python"))
+					}
+				}
 				if len(found) > 1 {
 					return cannot("%s holds %d standard libraries and the program's name gives no version", filepath.Join(dir, libdir), len(found))
 				}
 				if len(found) == 1 {
-					l.version = strings.TrimPrefix(filepath.Base(filepath.Dir(found[0])), "python")
+					l.version = found[0]
 				}
 			}
 			if l.version == "" {
 				continue
 			}
-			if _, err := os.Stat(filepath.Join(dir, libdir, "python"+l.version, "os.py")); err == nil {
+			if _, err := l.stat(filepath.Join(dir, libdir, "python"+l.version, "os.py")); err == nil {
 				l.base, l.libdir = dir, libdir
 				return nil
 			}

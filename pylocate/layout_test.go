@@ -222,7 +222,7 @@ func TestLayoutsReadFromFiles(t *testing.T) {
 // stdlibOf is the interpreter's python3.X directory.
 func stdlibOf(t *testing.T, python string) string {
 	t.Helper()
-	l, err := readLayout(python)
+	l, err := newReading().readLayout(python)
 	if err != nil {
 		t.Fatal(err)
 	}

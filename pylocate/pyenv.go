@@ -2,7 +2,6 @@ package pylocate
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,12 +21,12 @@ var pyenvShim = regexp.MustCompile(`(?s)export PYENV_ROOT="([^"\n]+)".*exec "[^"
 // shim. What pyenv could decide otherwise (a hook that chooses the
 // version or the program, a version named by a prefix) is a reason to run
 // the shim.
-func throughShim(path string) (string, error) {
-	fi, err := os.Stat(path)
+func (r *reading) throughShim(path string) (string, error) {
+	fi, err := r.stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
 		return path, nil
 	}
-	data, err := datafile.ReadFile(path, 4096)
+	data, err := r.readFile(path, 4096)
 	if err != nil || !strings.HasPrefix(string(data), "#!") {
 		return path, nil
 	}
@@ -36,13 +35,13 @@ func throughShim(path string) (string, error) {
 		return path, nil
 	}
 	root, program := m[1], filepath.Base(path)
-	if hook := pyenvHook(root); hook != "" {
+	if hook := r.pyenvHook(root); hook != "" {
 		return "", cannot("pyenv hook %s may choose the program a shim runs", hook)
 	}
-	versions, from := pyenvVersions(root)
+	versions, from := r.pyenvVersions(root)
 	for _, v := range versions {
 		if v == "system" {
-			if p := lookPathWithout(program, filepath.Dir(path), filepath.Join(root, "shims")); p != "" {
+			if p := r.lookPathWithout(program, filepath.Dir(path), filepath.Join(root, "shims")); p != "" {
 				return p, nil
 			}
 			continue
@@ -51,10 +50,10 @@ func throughShim(path string) (string, error) {
 			continue // pyenv ignores a version that would leave versions/
 		}
 		dir := filepath.Join(root, "versions", v)
-		if _, err := os.Stat(dir); err != nil {
+		if _, err := r.stat(dir); err != nil {
 			return "", cannot("pyenv version %q (%s) is not a directory of %s: pyenv may resolve it as a prefix", v, from, filepath.Join(root, "versions"))
 		}
-		if p := filepath.Join(dir, "bin", program); isExecutable(p) {
+		if p := filepath.Join(dir, "bin", program); r.isExecutable(p) {
 			return p, nil
 		}
 	}
@@ -62,17 +61,17 @@ func throughShim(path string) (string, error) {
 }
 
 // pyenvVersions are the versions pyenv selects, and where it read them.
-func pyenvVersions(root string) ([]string, string) {
-	if v := os.Getenv("PYENV_VERSION"); v != "" {
+func (r *reading) pyenvVersions(root string) ([]string, string) {
+	if v := r.getenv("PYENV_VERSION"); v != "" {
 		return strings.Split(v, ":"), "PYENV_VERSION"
 	}
-	dir := os.Getenv("PYENV_DIR")
+	dir := r.getenv("PYENV_DIR")
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
 	for d := dir; d != ""; d = filepath.Dir(d) {
 		f := filepath.Join(d, ".python-version")
-		if vs := readVersionFile(f); len(vs) > 0 {
+		if vs := r.readVersionFile(f); len(vs) > 0 {
 			return vs, f
 		}
 		if filepath.Dir(d) == d {
@@ -80,7 +79,7 @@ func pyenvVersions(root string) ([]string, string) {
 		}
 	}
 	f := filepath.Join(root, "version")
-	if vs := readVersionFile(f); len(vs) > 0 {
+	if vs := r.readVersionFile(f); len(vs) > 0 {
 		return vs, f
 	}
 	return []string{"system"}, "pyenv's default"
@@ -88,8 +87,8 @@ func pyenvVersions(root string) ([]string, string) {
 
 // readVersionFile reads the first word of each line, comments skipped
 // (pyenv-version-file-read).
-func readVersionFile(f string) []string {
-	data, err := datafile.ReadFile(f, datafile.SmallText)
+func (r *reading) readVersionFile(f string) []string {
+	data, err := r.readFile(f, datafile.SmallText)
 	if err != nil {
 		return nil
 	}
@@ -107,15 +106,21 @@ func readVersionFile(f string) []string {
 // that is one `if [ ! -x "${PYENV_COMMAND_PATH}" ]` block acts only when
 // the version has no such program (pyenv-virtualenv's three), which
 // throughShim never answers from files.
-func pyenvHook(root string) string {
-	dirs := filepath.SplitList(os.Getenv("PYENV_HOOK_PATH"))
+func (r *reading) pyenvHook(root string) string {
+	dirs := filepath.SplitList(r.getenv("PYENV_HOOK_PATH"))
 	dirs = append(dirs, filepath.Join(root, "pyenv.d"), "/usr/etc/pyenv.d", "/usr/local/etc/pyenv.d", "/etc/pyenv.d", "/usr/lib/pyenv/hooks")
-	plugins, _ := filepath.Glob(filepath.Join(root, "plugins", "*", "etc", "pyenv.d"))
-	for _, d := range append(dirs, plugins...) {
+	plugins := filepath.Join(root, "plugins")
+	for _, p := range r.names(plugins) {
+		dirs = append(dirs, filepath.Join(plugins, p, "etc", "pyenv.d"))
+	}
+	for _, d := range dirs {
+		if !r.isDir(d) {
+			continue // one witness for both kinds: most of these are absent
+		}
 		for _, kind := range []string{"which", "version-name"} {
-			hooks, _ := filepath.Glob(filepath.Join(d, kind, "*.bash"))
-			for _, h := range hooks {
-				if kind == "version-name" || !onlyWhenMissing(h) {
+			for _, n := range r.names(filepath.Join(d, kind)) {
+				h := filepath.Join(d, kind, n)
+				if strings.HasSuffix(n, ".bash") && (kind == "version-name" || !r.onlyWhenMissing(h)) {
 					return h
 				}
 			}
@@ -127,8 +132,8 @@ func pyenvHook(root string) string {
 // onlyWhenMissing reports whether a hook's code is one if-block guarded by
 // the command path not being executable: the first statement is that test,
 // the last line its fi, and every line between is indented (inside it).
-func onlyWhenMissing(hook string) bool {
-	data, err := datafile.ReadFile(hook, datafile.SmallText)
+func (r *reading) onlyWhenMissing(hook string) bool {
+	data, err := r.readFile(hook, datafile.SmallText)
 	if err != nil {
 		return false
 	}
@@ -151,12 +156,12 @@ func onlyWhenMissing(hook string) bool {
 
 // lookPathWithout finds program on PATH with the directories skip left
 // out (pyenv-which's system search leaves out its shims).
-func lookPathWithout(program string, skip ...string) string {
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+func (r *reading) lookPathWithout(program string, skip ...string) string {
+	for _, d := range filepath.SplitList(r.getenv("PATH")) {
 		if d == "" || containsPath(skip, d) {
 			continue
 		}
-		if p := filepath.Join(d, program); isExecutable(p) {
+		if p := filepath.Join(d, program); r.isExecutable(p) {
 			return p
 		}
 	}
@@ -170,9 +175,4 @@ func containsPath(list []string, p string) bool {
 		}
 	}
 	return false
-}
-
-func isExecutable(p string) bool {
-	_, err := exec.LookPath(p)
-	return err == nil
 }

@@ -59,8 +59,9 @@ type Result struct {
 	Skipped []Attempt
 	// Took is how long the interpreter took to answer; Remembered is true
 	// when the answer came from an earlier run (CacheDir) instead, Read
-	// when it was read from the interpreter's files; Started says why the
-	// interpreter had to be run (its files could not answer).
+	// when it was read from the interpreter's files (both: read so in an
+	// earlier run, which nothing it read has changed since); Started says
+	// why the interpreter had to be run (its files could not answer).
 	Took       time.Duration
 	Remembered bool
 	Read       bool
@@ -147,11 +148,11 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 		}
 		seen[p] = true
 		an.asked = true
-		dir, exe, version, err := fromFiles(p, pkg)
+		ans, remembered, err := readRemembered(py, p, pkg)
 		var why *unreadable
 		if !errors.As(err, &why) {
-			an.read, an.dir, an.exe, an.version = true, dir, exe, version
-			if err == nil && dir == "" {
+			an.read, an.cached, an.dir, an.exe, an.version = true, remembered, ans.Dir, ans.Exe, ans.Version
+			if err == nil && ans.Dir == "" {
 				err = fmt.Errorf("No module named '%s' (read from its files)", pkg)
 			}
 			if err != nil {
@@ -160,7 +161,7 @@ func Find(pkg string, pythons ...string) (*Result, error) {
 			}
 			break // an answer: no interpreter after it can be preferred
 		}
-		an.started, an.key = why.reason, cacheKey(pkg, p) // only an interpreter's run is remembered
+		an.started, an.key = why.reason, cacheKey(pkg, p) // its run is remembered with sys.path as witnesses
 		if r := findRecord(an.key); r != nil {
 			an.dir, an.exe, an.version, an.a.Err, an.cached = r.Dir, r.Exe, r.Version, r.Err, true
 			if r.Err == "" {
@@ -416,23 +417,13 @@ func IsExtensionName(name string) bool {
 // when there is no such metadata, or more than one candidate (which of them
 // Python reads depends on sys.path order: ask it).
 func Version(dir, pkg string) (version string, ok bool) {
-	f, err := os.Open(filepath.Dir(dir))
-	if err != nil {
-		return "", false
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return "", false
-	}
-	return versionAmong(filepath.Dir(dir), names, pkg)
+	return newReading().versionAmong(filepath.Dir(dir), pkg)
 }
 
-// versionAmong is Version given the names in the directory holding the
-// package.
-func versionAmong(parent string, names []string, pkg string) (version string, ok bool) {
+// versionAmong is Version of the package in the directory parent.
+func (r *reading) versionAmong(parent, pkg string) (version string, ok bool) {
 	var found string
-	for _, n := range names {
+	for _, n := range r.names(parent) {
 		stem, isDist := strings.CutSuffix(n, ".dist-info")
 		if !isDist {
 			var isEgg bool
@@ -453,13 +444,13 @@ func versionAmong(parent string, names []string, pkg string) (version string, ok
 		return "", false
 	}
 	meta := found // an .egg-info file is the metadata itself
-	if fi, err := os.Stat(found); err == nil && fi.IsDir() {
+	if r.isDir(found) {
 		meta = filepath.Join(found, "METADATA")
 		if strings.HasSuffix(found, ".egg-info") {
 			meta = filepath.Join(found, "PKG-INFO")
 		}
 	}
-	data, err := datafile.ReadFile(meta, datafile.SmallText)
+	data, err := r.readFile(meta, datafile.SmallText)
 	if err != nil {
 		return "", false
 	}

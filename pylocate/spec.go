@@ -1,7 +1,6 @@
 package pylocate
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -17,7 +16,7 @@ import (
 // answer cannot be read here.
 func (s *searchPath) findSpec() (string, error) {
 	for _, entry := range s.entries {
-		fi, err := os.Stat(entry)
+		fi, err := s.stat(entry)
 		if err != nil {
 			continue
 		}
@@ -31,13 +30,13 @@ func (s *searchPath) findSpec() (string, error) {
 		if names[0] == s.pkg {
 			base := filepath.Join(entry, s.pkg)
 			for _, n := range s.names(base) {
-				if rest, ok := strings.CutPrefix(n, "__init__"); ok && s.l.loads(rest) && isFile(filepath.Join(base, n)) {
+				if rest, ok := strings.CutPrefix(n, "__init__"); ok && s.l.loads(rest) && s.isFile(filepath.Join(base, n)) {
 					return base, nil
 				}
 			}
 		}
 		for _, n := range names {
-			if rest, ok := strings.CutPrefix(n, s.pkg); ok && s.l.loads(rest) && isFile(filepath.Join(entry, n)) {
+			if rest, ok := strings.CutPrefix(n, s.pkg); ok && s.l.loads(rest) && s.isFile(filepath.Join(entry, n)) {
 				return entry, nil
 			}
 		}
@@ -59,22 +58,16 @@ func (l *layout) loads(suffix string) bool {
 	return false
 }
 
-// isFile reports whether p names a regular file (links followed).
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
 // fromFiles answers where pkg is for the interpreter found at path as the
 // script would, from files: the directory ("" when the interpreter cannot
 // import it), the program, and the version of the distribution. An
 // *unreadable error means only running the interpreter can say.
-func fromFiles(path, pkg string) (dir, exe, version string, err error) {
-	prog, err := throughShim(path)
+func (r *reading) fromFiles(path, pkg string) (dir, exe, version string, err error) {
+	prog, err := r.throughShim(path)
 	if err != nil {
 		return "", "", "", err
 	}
-	l, err := readLayout(prog)
+	l, err := r.readLayout(prog)
 	if err != nil {
 		return "", "", "", err
 	}
@@ -88,7 +81,7 @@ func fromFiles(path, pkg string) (dir, exe, version string, err error) {
 	// Beside the package first, else as importlib.metadata searches:
 	// sys.path in order.
 	for _, entry := range append([]string{filepath.Dir(dir)}, s.entries...) {
-		if v, ok := versionAmong(entry, s.names(entry), pkg); ok {
+		if v, ok := r.versionAmong(entry, pkg); ok {
 			return dir, l.exe, v, nil
 		}
 	}

@@ -18,6 +18,7 @@ import (
 // what site.py adds (the venv's and the prefixes' site directories, the
 // user's, and the .pth files in each), in the order site adds them.
 type searchPath struct {
+	*reading
 	l       *layout
 	pkg     string
 	flavour string // "upstream" or "debian": site.getsitepackages' form
@@ -26,10 +27,6 @@ type searchPath struct {
 	// trusted are the interpreter's own entries (the standard library): a
 	// module found there is the interpreter's, not a package's code.
 	trusted map[string]bool
-	// listed are the names in each directory listed so far, sorted (nil
-	// for one that cannot be listed): a site directory is listed once a
-	// run, however many modules are looked for in it.
-	listed map[string][]string
 	// read are the modules whose source was found and read: entries are
 	// only appended, so where a module was found it stays.
 	read map[string]bool
@@ -41,12 +38,12 @@ type searchPath struct {
 // sysPath reads the sys.path an import of pkg searches, or says why it
 // cannot be read from files.
 func (l *layout) sysPath(pkg string) (*searchPath, error) {
-	flavour, err := siteFlavour(filepath.Join(l.stdlib(), "site.py"))
+	flavour, err := l.siteFlavour(filepath.Join(l.stdlib(), "site.py"))
 	if err != nil {
 		return nil, err
 	}
-	s := &searchPath{l: l, pkg: pkg, flavour: flavour, known: map[string]bool{}, trusted: map[string]bool{}, listed: map[string][]string{}, read: map[string]bool{}}
-	if os.Getenv("PYTHONSAFEPATH") == "" {
+	s := &searchPath{reading: l.reading, l: l, pkg: pkg, flavour: flavour, known: map[string]bool{}, trusted: map[string]bool{}, read: map[string]bool{}}
+	if s.getenv("PYTHONSAFEPATH") == "" {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, cannot("the working directory (sys.path[0]): %v", err)
@@ -54,7 +51,7 @@ func (l *layout) sysPath(pkg string) (*searchPath, error) {
 		s.entries = append(s.entries, wd) // site does not count it known
 		s.wd = wd
 	}
-	if pp := os.Getenv("PYTHONPATH"); pp != "" {
+	if pp := s.getenv("PYTHONPATH"); pp != "" {
 		for _, p := range filepath.SplitList(pp) {
 			s.add(absPath(p))
 		}
@@ -72,31 +69,6 @@ func (l *layout) sysPath(pkg string) (*searchPath, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// names lists dir once a run.
-func (s *searchPath) names(dir string) []string {
-	names, ok := s.listed[dir]
-	if !ok {
-		if f, err := os.Open(dir); err == nil {
-			names, _ = f.Readdirnames(-1)
-			f.Close()
-			slices.Sort(names)
-		}
-		s.listed[dir] = names
-	}
-	return names
-}
-
-// withPrefix are the names in dir that start with prefix.
-func (s *searchPath) withPrefix(dir, prefix string) []string {
-	names := s.names(dir)
-	i, _ := slices.BinarySearch(names, prefix)
-	j := i
-	for j < len(names) && strings.HasPrefix(names[j], prefix) {
-		j++
-	}
-	return names[i:j]
 }
 
 // add appends p unless an entry already is p (site.removeduppaths).
@@ -124,11 +96,9 @@ func (s *searchPath) site() error {
 		}
 	}
 	user := s.userSite()
-	if user != "" {
-		if fi, err := os.Stat(user); err == nil && fi.IsDir() {
-			if err := s.addSiteDir(user); err != nil {
-				return err
-			}
+	if user != "" && s.isDir(user) {
+		if err := s.addSiteDir(user); err != nil {
+			return err
 		}
 	}
 	for _, p := range slices.Compact(prefixes) {
@@ -154,13 +124,13 @@ func (s *searchPath) site() error {
 // userSite is the user's site directory when site enables it, else "".
 func (s *searchPath) userSite() string {
 	l := s.l
-	if (l.venv && !l.systemSite) || os.Getenv("PYTHONNOUSERSITE") != "" ||
+	if (l.venv && !l.systemSite) || s.getenv("PYTHONNOUSERSITE") != "" ||
 		os.Geteuid() != os.Getuid() || os.Getegid() != os.Getgid() {
 		return ""
 	}
-	base := os.Getenv("PYTHONUSERBASE")
+	base := s.getenv("PYTHONUSERBASE")
 	if base == "" {
-		home := os.Getenv("HOME")
+		home := s.getenv("HOME")
 		if home == "" {
 			return "" // expanduser would ask the password database
 		}
@@ -194,7 +164,7 @@ func (s *searchPath) addSitePackages(prefix string) error {
 		}
 	}
 	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+		if s.isDir(d) {
 			if err := s.addSiteDir(d); err != nil {
 				return err
 			}
@@ -223,7 +193,7 @@ func (s *searchPath) addSiteDir(dir string) error {
 // added when it exists, or, when it starts with "import", code site runs.
 func (s *searchPath) addPth(dir, name string) error {
 	file := filepath.Join(dir, name)
-	data, err := datafile.ReadFile(file, datafile.SmallText)
+	data, err := s.readFile(file, datafile.SmallText)
 	if err != nil {
 		return nil // site skips a .pth it cannot open
 	}
@@ -242,7 +212,7 @@ func (s *searchPath) addPth(dir, name string) error {
 			p = filepath.Join(dir, p)
 		}
 		p = absPath(p)
-		if _, err := os.Stat(p); err == nil {
+		if _, err := s.stat(p); err == nil {
 			s.add(p)
 		}
 	}
@@ -316,7 +286,7 @@ func (s *searchPath) checkModule(name, why string, anywhere bool) error {
 			s.read[name] = file != "" // the standard library's
 			return nil
 		}
-		data, rerr := datafile.ReadFile(file, datafile.SmallText)
+		data, rerr := s.readFile(file, datafile.SmallText)
 		if rerr != nil {
 			return cannot("%s (%s) cannot be read: %v", file, why, rerr)
 		}
@@ -358,7 +328,7 @@ func (s *searchPath) moduleSource(parts []string) (file string, ok bool, err err
 			continue
 		}
 		for _, cand := range []string{filepath.Join(e, rel, "__init__.py"), filepath.Join(e, rel+".py")} {
-			if _, serr := os.Stat(cand); serr == nil {
+			if _, serr := s.stat(cand); serr == nil {
 				return cand, !s.trusted[e], nil
 			}
 		}
@@ -382,8 +352,8 @@ var (
 // siteFlavour names the form of site.getsitepackages in site.py by the
 // strings it joins into paths: CPython's own, or Debian's (dist-packages
 // under /usr/local and /usr/lib/python3). Any other form is not read.
-func siteFlavour(sitePy string) (string, error) {
-	data, err := datafile.ReadFile(sitePy, datafile.SmallText)
+func (r *reading) siteFlavour(sitePy string) (string, error) {
+	data, err := r.readFile(sitePy, datafile.SmallText)
 	if err != nil {
 		return "", cannot("the standard library's site.py: %v", err)
 	}

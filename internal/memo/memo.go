@@ -11,9 +11,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/etlink/etlink/datafile"
@@ -32,8 +34,12 @@ func Open(dir string, max int) *Store { return &Store{dir: dir, max: max} }
 
 // Witness is a file or directory as it was when a value was computed from
 // it: what a later run compares (WitnessOf) before it answers from memory.
+// A Link witness is a symbolic link itself (LinkWitnessOf), not what it
+// leads to: two links to one file (a hard link under two names) stat the
+// same, but a value that names the path a link resolves to differs.
 type Witness struct {
 	Path    string `json:"path"`
+	Link    bool   `json:"link,omitempty"`
 	Exists  bool   `json:"exists,omitempty"`
 	Ino     uint64 `json:"ino,omitempty"`
 	Size    int64  `json:"size,omitempty"`
@@ -54,6 +60,40 @@ func WitnessOf(p string) Witness {
 	ino, changed := inodeAndChange(fi)
 	return Witness{Path: p, Exists: true, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Changed: changed}
 }
+
+// LinkWitnessOf is p as it is now, not followed if it is a link: a link
+// retargeted is another file (ln -sf makes a new one).
+func LinkWitnessOf(p string) Witness {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return Witness{Path: p, Link: true}
+	}
+	ino, changed := inodeAndChange(fi)
+	return Witness{Path: p, Link: true, Exists: true, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Changed: changed}
+}
+
+// now is the witness's path as it is now, taken as w was.
+func (w Witness) now() Witness {
+	if w.Link {
+		return LinkWitnessOf(w.Path)
+	}
+	return WitnessOf(w.Path)
+}
+
+// Program is this program's identity (its path, size and modification
+// time), "" when it cannot be read: part of the key of a value computed by
+// rules another build may change.
+var Program = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
+})
 
 type record struct {
 	Key       string          `json:"key"`
@@ -83,7 +123,7 @@ func (s *Store) Get(key string, v any) bool {
 		return false
 	}
 	for _, w := range r.Witnesses {
-		if WitnessOf(w.Path) != w {
+		if w.now() != w {
 			return false
 		}
 	}
@@ -94,7 +134,11 @@ func (s *Store) Get(key string, v any) bool {
 // names looked for and not found) as its witnesses. Nothing is kept when a
 // witness changed within keepfile.Racy (its next change may keep the same
 // times) or the store cannot be written: the next run computes it again.
-func (s *Store) Put(key string, v any, paths []string) {
+func (s *Store) Put(key string, v any, paths []string) { s.PutLinks(key, v, paths, nil) }
+
+// PutLinks is Put with links, symbolic links followed in computing v, as
+// witnesses too, each by itself (LinkWitnessOf).
+func (s *Store) PutLinks(key string, v any, paths, links []string) {
 	if s == nil || s.dir == "" {
 		return
 	}
@@ -102,19 +146,26 @@ func (s *Store) Put(key string, v any, paths []string) {
 	racy := time.Now().Add(-keepfile.Racy).UnixNano()
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
-	for _, p := range paths {
-		w := WitnessOf(p)
-		if w.Mtime > racy || w.Changed > racy {
-			return
+	for _, set := range []struct {
+		paths []string
+		of    func(string) Witness
+	}{{paths, WitnessOf}, {links, LinkWitnessOf}} {
+		slices.Sort(set.paths)
+		for _, p := range slices.Compact(set.paths) {
+			w := set.of(p)
+			if w.Mtime > racy || w.Changed > racy {
+				return
+			}
+			// A name not found in a directory that is a (followed) witness
+			// too is left to it: a name added to a directory changes the
+			// directory's times (and nothing can appear under a file, or
+			// under what is absent). Torch's import plan looks for 133
+			// names that are not there.
+			if _, parent := slices.BinarySearch(paths, filepath.Dir(p)); parent && !w.Exists {
+				continue
+			}
+			r.Witnesses = append(r.Witnesses, w)
 		}
-		// A name not found in a directory that is a witness too is left
-		// to it: a name added to a directory changes the directory's times
-		// (and nothing can appear under a file, or under what is absent).
-		// Torch's import plan looks for 133 names that are not there.
-		if _, parent := slices.BinarySearch(paths, filepath.Dir(p)); parent && !w.Exists {
-			continue
-		}
-		r.Witnesses = append(r.Witnesses, w)
 	}
 	var err error
 	if r.Value, err = json.Marshal(v); err != nil {

@@ -17,6 +17,7 @@ func write(t *testing.T, p, text string) {
 }
 
 func TestRememberedWhileWitnessesHold(t *testing.T) {
+	t.Parallel() // its wait for keepfile.Racy overlaps TestLinkWitness's
 	dir := t.TempDir()
 	in, absent := filepath.Join(dir, "in.py"), filepath.Join(dir, "later.py")
 	write(t, in, "x = 1")
@@ -56,6 +57,7 @@ func TestRememberedWhileWitnessesHold(t *testing.T) {
 // times say whether anything was added to it (and nothing appears under
 // what is absent).
 func TestAbsentLeftToTheirDirectory(t *testing.T) {
+	t.Parallel()
 	type tree struct{ dir, sub, gone, nodir, deeper, elsewhere string }
 	setup := func() tree {
 		dir := t.TempDir()
@@ -102,6 +104,42 @@ func TestAbsentLeftToTheirDirectory(t *testing.T) {
 		if s.Get("k", &got) {
 			t.Errorf("answered after %s appeared", p)
 		}
+	}
+}
+
+// TestLinkWitness: a link retargeted is a change, though both targets are
+// one file (hard links), which a witness that follows the link cannot
+// tell apart.
+func TestLinkWitness(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b, link := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "link")
+	write(t, a, "x")
+	if err := os.Link(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(t.TempDir(), 4)
+	time.Sleep(2100 * time.Millisecond) // past keepfile.Racy
+	s.PutLinks("followed", "a", []string{link}, nil)
+	s.PutLinks("link", "a", []string{link}, []string{link})
+	var got string
+	if !s.Get("followed", &got) || !s.Get("link", &got) || got != "a" {
+		t.Fatal("values put were not remembered")
+	}
+	if err := os.Symlink(b, link+".new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(link+".new", link); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Get("followed", &got) {
+		t.Error("the followed witness saw the retargeted link: the test tests nothing")
+	}
+	if s.Get("link", &got) {
+		t.Error("answered after the link was retargeted")
 	}
 }
 
