@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
@@ -71,30 +70,18 @@ func ReadPythonPlan(paths []string, objs []*elfobj.Object) PythonPlan {
 // about 35 ms; checking them is a stat each.
 var planStore = memo.Open(cachedir.File("pyplan"), 64)
 
-// planKey is the question a plan answers: the tree, the package directory,
-// the natives, and this etlink (another build may read Python otherwise).
-var planKey = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
-})
-
 // readPlans is pyload.Read of dir in fsys, remembered when fsys is a
 // directory tree (os.DirFS), with every name the reading opened, listed or
 // looked for as its witnesses.
 func readPlans(fsys fs.FS, dir string, natives []string) []pyload.Plan {
 	root, ok := fsys.(dirFS)
-	if !ok || planKey() == "" {
+	if !ok || memo.Program() == "" {
 		return pyload.Read(fsys, dir, natives)
 	}
 	sorted := slices.Sorted(slices.Values(natives))
-	key := strings.Join(append([]string{"pyload plan", planKey(), string(root), dir}, sorted...), "\x00")
+	// The question: the tree, the package directory, the natives, and this
+	// etlink (another build may read Python otherwise).
+	key := strings.Join(append([]string{"pyload plan", memo.Program(), string(root), dir}, sorted...), "\x00")
 	var plans []pyload.Plan
 	if planStore.Get(key, &plans) {
 		return plans

@@ -526,6 +526,8 @@ func peerSide(opt Options, ahead <-chan peerRead, args peerArgs) (peerRead, []fi
 	}
 	how := fmt.Sprintf("in %d ms, started because %s", l.res.Took.Milliseconds(), l.res.Started)
 	switch {
+	case l.res.Read && l.res.Remembered:
+		how = "read from its files by an earlier run, none of which has changed since"
 	case l.res.Read:
 		how = "read from its files"
 	case l.res.Remembered:

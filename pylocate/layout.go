@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/datafile"
 )
@@ -36,7 +37,7 @@ func cannot(format string, args ...any) error {
 	return &unreadable{fmt.Sprintf(format, args...)}
 }
 
-var versionName = regexp.MustCompile(`^python(3\.[0-9]+)$`)
+var versionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python(3\.[0-9]+)$`) })
 
 // readLayout reads the interpreter python (a path as found on PATH, a
 // pyenv shim resolved already) the way its own start-up would.
@@ -58,7 +59,7 @@ func (r *reading) readLayout(python string) (*layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m := versionName.FindStringSubmatch(filepath.Base(l.exe)); m != nil {
+	if m := versionName().FindStringSubmatch(filepath.Base(l.exe)); m != nil {
 		l.version = m[1]
 	} else if cfgVersion != "" {
 		l.version = cfgVersion

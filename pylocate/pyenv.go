@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/datafile"
 )
@@ -12,7 +13,9 @@ import (
 // pyenvShim matches a pyenv shim (pyenv's libexec/pyenv-rehash writes
 // them): the root it exports, then `exec ".../libexec/pyenv" exec
 // "$program"`.
-var pyenvShim = regexp.MustCompile(`(?s)export PYENV_ROOT="([^"\n]+)".*exec "[^"\n]*/libexec/pyenv" exec "\$program"`)
+var pyenvShim = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)export PYENV_ROOT="([^"\n]+)".*exec "[^"\n]*/libexec/pyenv" exec "\$program"`)
+})
 
 // throughShim returns the program a pyenv shim at path runs, read as
 // pyenv-exec and pyenv-version-name read it (PYENV_VERSION, else the
@@ -30,7 +33,7 @@ func (r *reading) throughShim(path string) (string, error) {
 	if err != nil || !strings.HasPrefix(string(data), "#!") {
 		return path, nil
 	}
-	m := pyenvShim.FindStringSubmatch(string(data))
+	m := pyenvShim().FindStringSubmatch(string(data))
 	if m == nil {
 		return path, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/pyload"
@@ -219,10 +220,17 @@ func (s *searchPath) addPth(dir, name string) error {
 	return nil
 }
 
+// The readings' patterns are compiled when first used: a run whose answer
+// is remembered (cache.go) matches none, and every command would compile
+// them when etlink starts.
 var (
-	importedNames = regexp.MustCompile(`\bimport\s+([\w.]+(?:\s*,\s*[\w.]+)*)|\bfrom\s+([\w.]+)\s+import\b|(?:__import__|import_module)\(\s*['"]([\w.]+)['"]`)
+	importedNames = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bimport\s+([\w.]+(?:\s*,\s*[\w.]+)*)|\bfrom\s+([\w.]+)\s+import\b|(?:__import__|import_module)\(\s*['"]([\w.]+)['"]`)
+	})
 	// sysPathChange is what follows "sys.path" in code that changes it.
-	sysPathChange = regexp.MustCompile(`^\s*(?:\.\s*(?:insert|append|extend|remove|pop|clear|reverse|sort)\b|\[|\+=|=[^=])`)
+	sysPathChange = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:\.\s*(?:insert|append|extend|remove|pop|clear|reverse|sort)\b|\[|\+=|=[^=])`)
+	})
 )
 
 // pathChange returns code's first change of the path an import searches:
@@ -240,7 +248,7 @@ func pathChange(code []byte) string {
 			return ""
 		}
 		i += j + len("sys.path")
-		if m := sysPathChange.Find(code[i:min(len(code), i+40)]); m != nil {
+		if m := sysPathChange().Find(code[i:min(len(code), i+40)]); m != nil {
 			return "sys.path" + string(m)
 		}
 	}
@@ -257,7 +265,7 @@ func (s *searchPath) checkCode(code []byte, where string) error {
 	if err := s.checkText(code, where); err != nil {
 		return err
 	}
-	for _, m := range importedNames.FindAllSubmatch(code, -1) {
+	for _, m := range importedNames().FindAllSubmatch(code, -1) {
 		names := string(m[1]) + string(m[2]) + string(m[3])
 		for _, name := range strings.Split(names, ",") {
 			if err := s.checkModule(strings.TrimSpace(name), where+" imports it", false); err != nil {
@@ -345,8 +353,8 @@ func (s *searchPath) moduleSource(parts []string) (file string, ok bool, err err
 }
 
 var (
-	topLevel      = regexp.MustCompile(`\n\S`)
-	stringLiteral = regexp.MustCompile(`"([^"\n]*)"|'([^'\n]*)'`)
+	topLevel      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n\S`) })
+	stringLiteral = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"\n]*)"|'([^'\n]*)'`) })
 )
 
 // siteFlavour names the form of site.getsitepackages in site.py by the
@@ -363,11 +371,11 @@ func (r *reading) siteFlavour(sitePy string) (string, error) {
 		return "", cannot("%s defines no getsitepackages", sitePy)
 	}
 	body := text[i+1:]
-	if j := topLevel.FindStringIndex(body); j != nil {
+	if j := topLevel().FindStringIndex(body); j != nil {
 		body = body[:j[0]]
 	}
 	var lits []string
-	for _, m := range stringLiteral.FindAllStringSubmatch(body, -1) {
+	for _, m := range stringLiteral().FindAllStringSubmatch(body, -1) {
 		lits = append(lits, m[1]+m[2])
 	}
 	upstream := []string{"", "Lib", "lib", "site-packages", "/", "python%d.%d", "{implementation}{ver[0]}.{ver[1]}{abi_thread}", "abiflags", "t", "/Library", "PYTHONFRAMEWORK", "darwin", "%d.%d", "real_prefix"}
