@@ -231,38 +231,42 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		}
 		exportsOf(o, ignore, func(s *elfobj.Symbol) { wheel[s.Name] = addDef(wheel[s.Name], o, s) })
 	}
-	// Most of the peer closure's exports are not the wheel's: the set's
-	// filter rules them out before their names are hashed for the map.
-	var inWheel symset.Set
-	inWheel.Grow(len(wheel))
-	for name := range wheel {
-		inWheel.Add(name)
-	}
 	peer := map[string][]Def{}
 	for _, o := range b.Peer.Closure {
 		if o.Type != elf.ET_DYN || o.Executable || b.Wheel.Shipped(o) {
 			continue
 		}
 		// The wheel's map is already filtered (no linker symbols, none
-		// ignored): being in it is enough.
+		// ignored): being in it is enough. The commands read the closure
+		// keeping the wheel's names only (ConflictNames, PackageNames), so
+		// most of what is asked is in it: no filter in front of the map.
 		for i := range o.Symbols {
 			s := &o.Symbols[i]
-			if s.Exported() && !s.Copied() && inWheel.Has(s.Name) {
+			if !s.Exported() || s.Copied() {
+				continue
+			}
+			if _, ok := wheel[s.Name]; ok {
 				peer[s.Name] = addDef(peer[s.Name], o, s)
 			}
 		}
 	}
-	out := make([]Conflict, 0, len(peer))
-	var names symset.Set
+	names := make([]string, 0, len(peer))
+	for name := range peer {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := make([]Conflict, len(names))
+	var set symset.Set
+	set.Grow(len(names))
 	var definers []*elfobj.Object
 	seen := map[*elfobj.Object]bool{}
-	for name, defs := range peer {
-		out = append(out, Conflict{Name: name, Wheel: wheel[name], Peer: defs})
-		names.Add(name)
-		if AllVague(wheel[name], defs) {
+	for i, name := range names {
+		out[i] = Conflict{Name: name, Wheel: wheel[name], Peer: peer[name]}
+		set.Add(name)
+		if AllVague(out[i].Wheel, out[i].Peer) {
 			continue // ordinary C++ whoever binds where: not worth a read
 		}
-		for _, d := range defs {
+		for _, d := range out[i].Peer {
 			if !seen[d.Object] {
 				seen[d.Object] = true
 				definers = append(definers, d.Object)
@@ -270,8 +274,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		}
 	}
 	readReferences(definers)
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	b.bind(out, &names)
+	b.bind(out, &set)
 	return out
 }
 
@@ -345,18 +348,25 @@ func (b *Build) bind(cs []Conflict, names *symset.Set) {
 	objs = append(objs, b.Wheel.Closure...)
 	objs = append(objs, b.Peer.Closure...)
 	defs := Index(objs, names)
+	refs := 0
+	for i := range cs {
+		refs += len(defs.Refs(cs[i].Name))
+	}
+	slab := make([]Binding, 0, refs) // every conflict's bindings in one allocation
 	for i := range cs {
 		c := &cs[i]
-		c.Bindings = b.bindings(b.Process, defs, c.Name)
+		at := len(slab)
+		if slab = b.bindings(slab, b.Process, defs, c.Name); len(slab) > at {
+			c.Bindings = slab[at:len(slab):len(slab)]
+		}
 		c.Use = classify([][]Def{c.Wheel, c.Peer}, c.Bindings)
 	}
 }
 
-// bindings lists where each reference to name goes in p: to its bound
-// definition and, for comparison, its own. Executables do not take part
-// in a process they do not run.
-func (b *Build) bindings(p *Process, defs *Definitions, name string) []Binding {
-	var out []Binding
+// bindings appends to out where each reference to name goes in p: to its
+// bound definition and, for comparison, its own. Executables do not take
+// part in a process they do not run.
+func (b *Build) bindings(out []Binding, p *Process, defs *Definitions, name string) []Binding {
 	for _, r := range defs.Refs(name) {
 		if r.Object.Executable && r.Object != p.Exe {
 			continue
@@ -453,7 +463,7 @@ func (b *Build) duplicateIn(p *Process, label, name string, all []Def, names *sy
 		return nil
 	}
 	idx := b.index(p, names)
-	d := &Duplicate{Name: name, Defs: defs, Process: label, Bindings: b.bindings(p, idx, name)}
+	d := &Duplicate{Name: name, Defs: defs, Process: label, Bindings: b.bindings(nil, p, idx, name)}
 	parties := make([][]Def, len(defs))
 	for i := range defs {
 		parties[i] = defs[i : i+1]

@@ -262,11 +262,18 @@ func (p *Process) relocatedBefore(a, b *elfobj.Object) bool {
 // it" for Bind; callers build it once for the names they ask about (Index).
 type Definitions struct {
 	defs map[string]map[*elfobj.Object]*elfobj.Symbol
-	// versions lists, per name and object, the version of every
-	// definition the object has of it (libc's memcpy@GLIBC_2.2.5 and
-	// memcpy@@GLIBC_2.14): a reference may ask for an old one.
-	versions map[string]map[*elfobj.Object][]string
+	// versions lists the version of every definition an object has of a
+	// name it defines more than once (libc's memcpy@GLIBC_2.2.5 and
+	// memcpy@@GLIBC_2.14): a reference may ask for an old one. An object
+	// with one definition has that one's version only, which defs holds.
+	versions map[definer][]string
 	refs     map[string][]Reference
+}
+
+// definer is one object's definitions of one name.
+type definer struct {
+	name string
+	o    *elfobj.Object
 }
 
 // Reference is one object's reference to a symbol.
@@ -290,53 +297,66 @@ func (d *Definitions) Refs(name string) []Reference { return d.refs[name] }
 func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
 	n := names.Len() // each name once, the maps sized at once
 	d := &Definitions{defs: make(map[string]map[*elfobj.Object]*elfobj.Symbol, n),
-		versions: make(map[string]map[*elfobj.Object][]string, n), refs: make(map[string][]Reference, n)}
+		versions: map[definer][]string{}, refs: make(map[string][]Reference, n)}
 	seen := make(map[*elfobj.Object]bool, len(objs))
-	referred := map[string]bool{} // by the object at hand, emptied for the next
 	for _, o := range objs {
 		if seen[o] {
 			continue
 		}
 		seen[o] = true
-		if len(referred) > 0 {
-			clear(referred)
-		}
 		for i := range o.Symbols {
-			s := &o.Symbols[i]
-			if s.Name == "" || !names.Has(s.Name) {
-				continue
-			}
-			switch {
-			case !s.Defined():
-				if !referred[s.Name] {
-					referred[s.Name] = true
-					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Version: s.Version()})
-				}
-			case s.Exported():
-				m := d.defs[s.Name]
-				if m == nil {
-					m = map[*elfobj.Object]*elfobj.Symbol{}
-					d.defs[s.Name] = m
-				}
-				if prev, ok := m[o]; !ok || prev.Hidden() {
-					m[o] = s // a default version wins over a hidden one
-				}
-				if s.Version() != "" {
-					v := d.versions[s.Name]
-					if v == nil {
-						v = map[*elfobj.Object][]string{}
-						d.versions[s.Name] = v
-					}
-					v[o] = append(v[o], s.Version())
-				}
-				if (!o.References || s.Relocated()) && !referred[s.Name] {
-					referred[s.Name] = true
-					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Defines: true})
-				}
+			if s := &o.Symbols[i]; s.Name != "" && names.Has(s.Name) {
+				d.add(o, s)
 			}
 		}
 	}
 	return d
+}
+
+// add indexes o's symbol s: a definition, a reference, or both.
+func (d *Definitions) add(o *elfobj.Object, s *elfobj.Symbol) {
+	switch {
+	case !s.Defined():
+		d.refer(Reference{Object: o, Version: s.Version()}, s.Name)
+	case s.Exported():
+		m := d.defs[s.Name]
+		if m == nil {
+			m = map[*elfobj.Object]*elfobj.Symbol{}
+			d.defs[s.Name] = m
+		}
+		prev, again := m[o]
+		if !again || prev.Hidden() {
+			m[o] = s // a default version wins over a hidden one
+		}
+		if again {
+			k := definer{s.Name, o}
+			vs, listed := d.versions[k]
+			if !listed {
+				vs = appendVersion(nil, prev) // the first: the only one until now
+			}
+			d.versions[k] = appendVersion(vs, s)
+		}
+		if !o.References || s.Relocated() {
+			d.refer(Reference{Object: o, Defines: true}, s.Name)
+		}
+	}
+}
+
+// refer records r, once per object: Index adds one object's symbols
+// before the next's, so o's reference, if any, is the last one.
+func (d *Definitions) refer(r Reference, name string) {
+	rs := d.refs[name]
+	if n := len(rs); n > 0 && rs[n-1].Object == r.Object {
+		return
+	}
+	d.refs[name] = append(rs, r)
+}
+
+func appendVersion(vs []string, s *elfobj.Symbol) []string {
+	if v := s.Version(); v != "" {
+		return append(vs, v)
+	}
+	return vs
 }
 
 // Bind returns the object whose definition a reference from o to name (asking
@@ -385,7 +405,8 @@ func (d *Definitions) suits(q *elfobj.Object, def *elfobj.Symbol, name, want str
 	if want == "" {
 		return !def.Hidden()
 	}
-	return def.Version() == "" || slices.Contains(d.versions[name][q], want)
+	v := def.Version()
+	return v == "" || v == want || slices.Contains(d.versions[definer{name, q}], want)
 }
 
 // uniqueOwner returns the definition of a STB_GNU_UNIQUE name the process
