@@ -231,7 +231,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		}
 		exportsOf(o, ignore, func(s *elfobj.Symbol) { wheel[s.Name] = addDef(wheel[s.Name], o, s) })
 	}
-	peer := map[string][]Def{}
+	peer := make(defsByName, len(wheel)) // at most: the wheel's names
 	for _, o := range b.Peer.Closure {
 		if o.Type != elf.ET_DYN || o.Executable || b.Wheel.Shipped(o) {
 			continue
@@ -256,13 +256,10 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	}
 	slices.Sort(names)
 	out := make([]Conflict, len(names))
-	var set symset.Set
-	set.Grow(len(names))
 	var definers []*elfobj.Object
 	seen := map[*elfobj.Object]bool{}
 	for i, name := range names {
 		out[i] = Conflict{Name: name, Wheel: wheel[name], Peer: peer[name]}
-		set.Add(name)
 		if AllVague(out[i].Wheel, out[i].Peer) {
 			continue // ordinary C++ whoever binds where: not worth a read
 		}
@@ -274,9 +271,19 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		}
 	}
 	readReferences(definers)
-	b.bind(out, &set)
+	b.bind(out, peer)
 	return out
 }
+
+// defsByName are definitions by symbol name; as Names, the names defined.
+type defsByName map[string][]Def
+
+func (m defsByName) Has(name string) bool {
+	_, ok := m[name]
+	return ok
+}
+
+func (m defsByName) Len() int { return len(m) }
 
 // AllVague reports whether every definition has vague linkage (weak or
 // unique: template instances, inline functions), which the C++ ABI expects
@@ -342,7 +349,7 @@ func addDef(defs []Def, o *elfobj.Object, s *elfobj.Symbol) []Def {
 // bind records, for each conflict, where references from every object of
 // both closures go in the simulated process, and where they would go on
 // their own, and grades the conflict.
-func (b *Build) bind(cs []Conflict, names *symset.Set) {
+func (b *Build) bind(cs []Conflict, names Names) {
 	var objs []*elfobj.Object
 	objs = append(objs, b.Process.Order...)
 	objs = append(objs, b.Wheel.Closure...)
@@ -402,15 +409,21 @@ func (b *Build) sideOf(o *elfobj.Object) string {
 // library's variable (a copy relocation) is not a definition, and PyInit_
 // functions are per module.
 func (b *Build) Duplicates(ignore Ignore) []Duplicate {
-	by := make(map[string][]Def, exported(b.Wheel.Inputs))
-	var exes []*elfobj.Object
+	var linked, exes []*elfobj.Object
 	for _, o := range b.Wheel.Inputs {
 		if o.Type != elf.ET_DYN && o.Type != elf.ET_EXEC {
 			continue
 		}
+		linked = append(linked, o)
 		if o.Executable {
 			exes = append(exes, o)
 		}
+	}
+	if len(linked) < 2 {
+		return nil // one object: no name has two definers
+	}
+	by := make(map[string][]Def, exported(linked))
+	for _, o := range linked {
 		eachExport(o, ignore, func(s *elfobj.Symbol) { by[s.Name] = addDef(by[s.Name], o, s) })
 	}
 	var names symset.Set

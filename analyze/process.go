@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/etlink/etlink/elfobj"
-	"github.com/etlink/etlink/symset"
 )
 
 // Process simulates the dynamic loader of one process: which file each
@@ -292,9 +291,16 @@ func (d *Definitions) Of(name string) map[*elfobj.Object]*elfobj.Symbol { return
 // Refs returns the references to name, in the order Index met them.
 func (d *Definitions) Refs(name string) []Reference { return d.refs[name] }
 
+// Names are the symbol names Index is asked about: a symset.Set, or the
+// keys of a map a caller holds them in already.
+type Names interface {
+	Has(name string) bool
+	Len() int
+}
+
 // Index collects, from objs, the exported definitions of the given names
 // and the references to them. Each object is indexed once.
-func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
+func Index(objs []*elfobj.Object, names Names) *Definitions {
 	n := names.Len() // each name once, the maps sized at once
 	d := &Definitions{defs: make(map[string]map[*elfobj.Object]*elfobj.Symbol, n),
 		versions: map[definer][]string{}, refs: make(map[string][]Reference, n)}
