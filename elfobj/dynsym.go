@@ -725,19 +725,26 @@ type pickedSymbol struct {
 
 // keptPicks are the symbols of picked that a read with opt keeps (the
 // file's PyInit_ name init), as the whole table's read keeps them (kept):
-// the names opt asks for, neither a version node.
+// the names opt asks for, neither a version node. A name is the set's own
+// copy, or copied: picked's may be views of a mapped index.
 func keptPicks(picked []pickedSymbol, opt Options, init string) []Symbol {
-	var out []Symbol
+	out := make([]Symbol, 0, len(picked)) // at most; a narrowed read keeps nearly all
 	for _, p := range picked {
 		s := p.Symbol
-		name, _, ok := opt.keptName(s.Name, s.Section() != elf.SHN_UNDEF, init)
+		name, own, ok := opt.keptName(s.Name, s.Section() != elf.SHN_UNDEF, init)
 		if !ok {
 			continue
+		}
+		if own {
+			name = strings.Clone(name)
 		}
 		s.Name = name
 		if !s.versionNode(p.hasVersion) {
 			out = append(out, s)
 		}
+	}
+	if len(out) == 0 {
+		return nil // as a read that keeps none
 	}
 	return out[:len(out):len(out)]
 }

@@ -643,7 +643,7 @@ func FuzzDecodePicked(f *testing.F) {
 		// A read finds each in the table, decoding it alone.
 		tab, _ := readPickedTable(data)
 		for _, p := range picked {
-			if got, ok := tab.find(p.index); !ok || !reflect.DeepEqual(got, p) {
+			if got, ok := tab.find(p.index, sharedVersions{}); !ok || !reflect.DeepEqual(got, p) {
 				t.Errorf("%q: found %+v (%v) for %d, decoded with the others as %+v", data, got, ok, p.index, p)
 			}
 		}
