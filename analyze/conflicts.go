@@ -68,26 +68,39 @@ func (u Use) String() string {
 // when it binds to another party's copy than its own link's; copies are
 // separate when references bind to copies of two parties or more.
 func classify(parties [][]Def, bs []Binding) Use {
-	party := map[*elfobj.Object]int{}
-	for i, defs := range parties {
-		for _, d := range defs {
-			party[d.Object] = i + 1
-		}
-	}
-	bound := map[int]bool{}
+	bound := 0 // the first party a reference binds to
+	separate := false
 	for _, bd := range bs {
-		to, own := party[bd.To], party[bd.Own]
+		to, own := partyOf(parties, bd.To), partyOf(parties, bd.Own)
 		if bd.Interposed() && to != 0 && own != 0 && to != own {
 			return Interposed
 		}
-		if to != 0 {
-			bound[to] = true
+		if to != 0 && bound == 0 {
+			bound = to
 		}
+		separate = separate || to != 0 && to != bound
 	}
-	if len(bound) >= 2 {
+	if separate {
 		return Separate
 	}
 	return Unused
+}
+
+// partyOf is the party (counting from 1) that o's definition is in, the
+// last one that holds it; 0 for none. A party holds a few definitions: a
+// scan costs less than a map.
+func partyOf(parties [][]Def, o *elfobj.Object) int {
+	if o == nil {
+		return 0
+	}
+	for i := len(parties) - 1; i >= 0; i-- {
+		for _, d := range parties[i] {
+			if d.Object == o {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // Conflict is a symbol exported by the wheel and by its peer.
