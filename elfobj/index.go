@@ -415,16 +415,18 @@ func (x *Index) pickedAt(e *indexEntry, picks []int, opt Options, init string) (
 		if !ok {
 			return nil, false
 		}
-		at := make([]pickedSymbol, 0, len(picks))
+		out := make([]Symbol, 0, len(picks))
 		vers := sharedVersions{}
 		for _, i := range picks {
 			p, ok := t.find(uint32(i), vers)
 			if !ok {
 				return nil, false
 			}
-			at = append(at, p)
+			if s, kept := keptPick(p, opt, init); kept {
+				out = append(out, s)
+			}
 		}
-		return keptPicks(at, opt, init), true
+		return clip(out), true
 	})
 }
 
@@ -847,7 +849,8 @@ func (t pickedTable) at(k int, strs *[]byte, vers sharedVersions) (pickedSymbol,
 		case d.view:
 			p.SymVersion = vers.of(v)
 		default:
-			p.SymVersion = &v
+			c := v // allocated here only: v stays on the stack
+			p.SymVersion = &c
 		}
 	}
 	return p, d.err == nil
