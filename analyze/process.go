@@ -369,8 +369,9 @@ func appendVersion(vs []string, s *elfobj.Symbol) []string {
 // for version, "" for none) binds to, or nil when nothing in scope defines it
 // (or o is not mapped).
 func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	to := p.lookup(defs, o, name, version)
-	if to != nil && defs.Of(name)[to].Unique() {
+	of := defs.Of(name) // the name hashed once for the searches of a reference
+	to := p.lookup(defs, of, o, name, version)
+	if to != nil && of[to].Unique() {
 		if first := p.uniqueOwner(defs, name); first != nil {
 			return first
 		}
@@ -382,20 +383,25 @@ func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string
 // An object's use of its own definition never reaches the loader when the
 // definition is protected, or when no relocation of the object names it
 // (bound at link time: -Bsymbolic, a call within the object): it binds to
-// itself.
-func (p *Process) lookup(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	if s, ok := defs.Of(name)[o]; ok && (s.Visibility() == elf.STV_PROTECTED || o.References && !s.Relocated()) {
+// itself. of is defs.Of(name).
+func (p *Process) lookup(defs *Definitions, of map[*elfobj.Object]*elfobj.Symbol, o *elfobj.Object, name, version string) *elfobj.Object {
+	if s, ok := of[o]; ok && (s.Visibility() == elf.STV_PROTECTED || o.References && !s.Relocated()) {
 		return o
 	}
-	return defs.first(p.rank(o), name, version)
+	return defs.firstOf(of, p.rank(o), name, version)
 }
 
 // first returns the definer of name that comes first in rank and suits
 // the version asked for.
 func (d *Definitions) first(rank map[*elfobj.Object]int, name, version string) *elfobj.Object {
+	return d.firstOf(d.defs[name], rank, name, version)
+}
+
+// firstOf is first among of, name's definitions (d.Of(name)).
+func (d *Definitions) firstOf(of map[*elfobj.Object]*elfobj.Symbol, rank map[*elfobj.Object]int, name, version string) *elfobj.Object {
 	var best *elfobj.Object
 	bestAt := math.MaxInt
-	for q, s := range d.defs[name] {
+	for q, s := range of {
 		if at, ok := rank[q]; ok && at < bestAt && d.suits(q, s, name, version) {
 			best, bestAt = q, at
 		}
@@ -423,11 +429,12 @@ func (p *Process) uniqueOwner(defs *Definitions, name string) *elfobj.Object {
 		return o
 	}
 	var owner, by *elfobj.Object
+	of := defs.Of(name)
 	for _, r := range defs.Refs(name) {
 		if !p.Mapped(r.Object) || by != nil && !p.relocatedBefore(r.Object, by) {
 			continue
 		}
-		if to := p.lookup(defs, r.Object, name, r.Version); to != nil && defs.Of(name)[to].Unique() {
+		if to := p.lookup(defs, of, r.Object, name, r.Version); to != nil && of[to].Unique() {
 			owner, by = to, r.Object
 		}
 	}
