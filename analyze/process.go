@@ -260,13 +260,23 @@ func (p *Process) relocatedBefore(a, b *elfobj.Object) bool {
 // Definitions answers "which objects define this name, and which refer to
 // it" for Bind; callers build it once for the names they ask about (Index).
 type Definitions struct {
+	// ids numbers the names Index met: each one's place in named, so that
+	// a symbol's name is hashed once however much Index records of it.
+	ids   map[string]int32
+	named []named
+	// defs holds each name's definitions by object, as named does.
 	defs map[string]map[*elfobj.Object]*elfobj.Symbol
 	// versions lists the version of every definition an object has of a
 	// name it defines more than once (libc's memcpy@GLIBC_2.2.5 and
 	// memcpy@@GLIBC_2.14): a reference may ask for an old one. An object
 	// with one definition has that one's version only, which defs holds.
 	versions map[definer][]string
-	refs     map[string][]Reference
+}
+
+// named is what Index found of one name.
+type named struct {
+	defs map[*elfobj.Object]*elfobj.Symbol // nil until a definition
+	refs []Reference
 }
 
 // definer is one object's definitions of one name.
@@ -289,7 +299,12 @@ type Reference struct {
 func (d *Definitions) Of(name string) map[*elfobj.Object]*elfobj.Symbol { return d.defs[name] }
 
 // Refs returns the references to name, in the order Index met them.
-func (d *Definitions) Refs(name string) []Reference { return d.refs[name] }
+func (d *Definitions) Refs(name string) []Reference {
+	if id, ok := d.ids[name]; ok {
+		return d.named[id].refs
+	}
+	return nil
+}
 
 // Names are the symbol names Index is asked about: a symset.Set, or the
 // keys of a map a caller holds them in already.
@@ -302,8 +317,8 @@ type Names interface {
 // and the references to them. Each object is indexed once.
 func Index(objs []*elfobj.Object, names Names) *Definitions {
 	n := names.Len() // each name once, the maps sized at once
-	d := &Definitions{defs: make(map[string]map[*elfobj.Object]*elfobj.Symbol, n),
-		versions: map[definer][]string{}, refs: make(map[string][]Reference, n)}
+	d := &Definitions{ids: make(map[string]int32, n), named: make([]named, 0, n),
+		defs: make(map[string]map[*elfobj.Object]*elfobj.Symbol, n), versions: map[definer][]string{}}
 	seen := make(map[*elfobj.Object]bool, len(objs))
 	for _, o := range objs {
 		if seen[o] {
@@ -311,28 +326,38 @@ func Index(objs []*elfobj.Object, names Names) *Definitions {
 		}
 		seen[o] = true
 		for i := range o.Symbols {
-			if s := &o.Symbols[i]; s.Name != "" && names.Has(s.Name) {
-				d.add(o, s)
+			s := &o.Symbols[i]
+			if s.Name == "" {
+				continue
 			}
+			id, ok := d.ids[s.Name]
+			if !ok {
+				if !names.Has(s.Name) {
+					continue
+				}
+				id = int32(len(d.named))
+				d.ids[s.Name] = id
+				d.named = append(d.named, named{})
+			}
+			d.add(&d.named[id], o, s)
 		}
 	}
 	return d
 }
 
-// add indexes o's symbol s: a definition, a reference, or both.
-func (d *Definitions) add(o *elfobj.Object, s *elfobj.Symbol) {
+// add indexes o's symbol s, of name e: a definition, a reference, or both.
+func (d *Definitions) add(e *named, o *elfobj.Object, s *elfobj.Symbol) {
 	switch {
 	case !s.Defined():
-		d.refer(Reference{Object: o, Version: s.Version()}, s.Name)
+		e.refer(Reference{Object: o, Version: s.Version()})
 	case s.Exported():
-		m := d.defs[s.Name]
-		if m == nil {
-			m = map[*elfobj.Object]*elfobj.Symbol{}
-			d.defs[s.Name] = m
+		if e.defs == nil {
+			e.defs = map[*elfobj.Object]*elfobj.Symbol{}
+			d.defs[s.Name] = e.defs
 		}
-		prev, again := m[o]
+		prev, again := e.defs[o]
 		if !again || prev.Hidden() {
-			m[o] = s // a default version wins over a hidden one
+			e.defs[o] = s // a default version wins over a hidden one
 		}
 		if again {
 			k := definer{s.Name, o}
@@ -343,19 +368,18 @@ func (d *Definitions) add(o *elfobj.Object, s *elfobj.Symbol) {
 			d.versions[k] = appendVersion(vs, s)
 		}
 		if !o.References || s.Relocated() {
-			d.refer(Reference{Object: o, Defines: true}, s.Name)
+			e.refer(Reference{Object: o, Defines: true})
 		}
 	}
 }
 
 // refer records r, once per object: Index adds one object's symbols
 // before the next's, so o's reference, if any, is the last one.
-func (d *Definitions) refer(r Reference, name string) {
-	rs := d.refs[name]
-	if n := len(rs); n > 0 && rs[n-1].Object == r.Object {
+func (e *named) refer(r Reference) {
+	if n := len(e.refs); n > 0 && e.refs[n-1].Object == r.Object {
 		return
 	}
-	d.refs[name] = append(rs, r)
+	e.refs = append(e.refs, r)
 }
 
 func appendVersion(vs []string, s *elfobj.Symbol) []string {
