@@ -130,18 +130,18 @@ type Duplicate struct {
 // Ignore reports whether a symbol name is meant to be defined in many places.
 type Ignore func(name string) bool
 
-// linkerSymbols are defined by the linker in every output, not by the code.
-var linkerSymbols = map[string]bool{
-	"_init": true, "_fini": true, "_edata": true, "_end": true, "__bss_start": true,
-	"__bss_start__": true, "__bss_end__": true, "_bss_end__": true, "__end__": true,
-	"__data_start": true, "data_start": true, "_IO_stdin_used": true, "__dso_handle": true,
-	"__TMC_END__": true, "_GLOBAL_OFFSET_TABLE_": true, "_DYNAMIC": true, "_fp_hw": true,
-	"__libc_csu_init": true, "__libc_csu_fini": true, "__exidx_start": true, "__exidx_end": true,
-	"_PROCEDURE_LINKAGE_TABLE_": true, "__gmon_start__": true,
+// LinkerSymbol reports whether name is one the linker defines in every
+// output, not the code. A switch, not a map: asked about every export of
+// the wheel, it rules a long mangled name out by its length, unhashed.
+func LinkerSymbol(name string) bool {
+	switch name {
+	case "_init", "_fini", "_edata", "_end", "__bss_start", "__bss_start__", "__bss_end__", "_bss_end__", "__end__",
+		"__data_start", "data_start", "_IO_stdin_used", "__dso_handle", "__TMC_END__", "_GLOBAL_OFFSET_TABLE_", "_DYNAMIC", "_fp_hw",
+		"__libc_csu_init", "__libc_csu_fini", "__exidx_start", "__exidx_end", "_PROCEDURE_LINKAGE_TABLE_", "__gmon_start__":
+		return true
+	}
+	return false
 }
-
-// LinkerSymbol reports whether name is one the linker defines in every output.
-func LinkerSymbol(name string) bool { return linkerSymbols[name] }
 
 // PerModule reports whether every extension module must define name for
 // itself: Python finds a module's PyInit_ function with dlsym on that
@@ -387,13 +387,14 @@ func (b *Build) bind(cs []Conflict, names Names) {
 // bound definition and, for comparison, its own. Executables do not take
 // part in a process they do not run.
 func (b *Build) bindings(out []Binding, p *Process, defs *Definitions, name string) []Binding {
+	of := defs.Of(name)
 	for _, r := range defs.Refs(name) {
 		if r.Object.Executable && r.Object != p.Exe {
 			continue
 		}
 		bd := Binding{Side: b.sideOf(r.Object), From: r.Object, Defines: r.Defines}
 		if p.Mapped(r.Object) {
-			bd.To = p.Bind(defs, r.Object, name, r.Version)
+			bd.To = p.bind(defs, of, r.Object, name, r.Version)
 		}
 		bd.Own = b.Loader.Own(defs, r.Object, name, r.Version)
 		out = append(out, bd)

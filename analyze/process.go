@@ -393,7 +393,12 @@ func appendVersion(vs []string, s *elfobj.Symbol) []string {
 // for version, "" for none) binds to, or nil when nothing in scope defines it
 // (or o is not mapped).
 func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	of := defs.Of(name) // the name hashed once for the searches of a reference
+	return p.bind(defs, defs.Of(name), o, name, version)
+}
+
+// bind is Bind given of, defs.Of(name): looked up once for every
+// reference to a name.
+func (p *Process) bind(defs *Definitions, of map[*elfobj.Object]*elfobj.Symbol, o *elfobj.Object, name, version string) *elfobj.Object {
 	to := p.lookup(defs, of, o, name, version)
 	if to != nil && of[to].Unique() {
 		if first := p.uniqueOwner(defs, name); first != nil {
