@@ -54,9 +54,10 @@ type Process struct {
 	// with RTLD_NOW (Python's default) its objects were relocated then,
 	// against that global scope, not against what later dlopens added.
 	globalAt []int
-	// ranks caches each dlopen's lookup order as positions: Bind asks
-	// the same scopes many times. A dlopen can change any scope.
-	ranks map[int]map[*elfobj.Object]int
+	// ranks caches each dlopen's lookup order as positions, by the
+	// dlopen's index in lists: Bind asks the same scopes many times. A
+	// dlopen can change any scope.
+	ranks []map[*elfobj.Object]int
 	// unique caches uniqueOwner's answers.
 	unique map[string]*elfobj.Object
 	// Missing holds DT_NEEDED entries that could not be found.
@@ -233,15 +234,16 @@ func (p *Process) rank(o *elfobj.Object) map[*elfobj.Object]int {
 	if !ok {
 		return nil
 	}
-	if r, ok := p.ranks[k]; ok {
+	if p.ranks == nil {
+		p.ranks = make([]map[*elfobj.Object]int, len(p.lists))
+	}
+	if r := p.ranks[k]; r != nil {
 		return r
 	}
-	r := map[*elfobj.Object]int{}
-	for i, q := range p.Scope(o) {
+	scope := p.Scope(o)
+	r := make(map[*elfobj.Object]int, len(scope))
+	for i, q := range scope {
 		r[q] = i
-	}
-	if p.ranks == nil {
-		p.ranks = map[int]map[*elfobj.Object]int{}
 	}
 	p.ranks[k] = r
 	return r
