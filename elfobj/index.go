@@ -416,12 +416,14 @@ func (x *Index) pickedAt(e *indexEntry, picks []int, opt Options, init string) (
 			return nil, false
 		}
 		out := make([]Symbol, 0, len(picks))
-		vers := sharedVersions{}
+		var vers sharedVersions
+		at := 0 // where the last pick was: the next one is past it
 		for _, i := range picks {
-			p, ok := t.find(uint32(i), vers)
+			p, k, ok := t.find(uint32(i), at, &vers)
 			if !ok {
 				return nil, false
 			}
+			at = k + 1
 			if s, kept := keptPick(p, opt, init); kept {
 				out = append(out, s)
 			}
@@ -431,16 +433,26 @@ func (x *Index) pickedAt(e *indexEntry, picks []int, opt Options, init string) (
 }
 
 // sharedVersions holds one copy of each version a table's records name.
-type sharedVersions map[SymVersion]*SymVersion
+type sharedVersions struct {
+	all  map[SymVersion]*SymVersion
+	last *SymVersion // the version of the record before: most runs of records share one
+}
 
 // of returns the shared copy of v, whose strings may be views of the
 // mapped file.
-func (m sharedVersions) of(v SymVersion) *SymVersion {
-	if c, ok := m[v]; ok {
-		return c
+func (m *sharedVersions) of(v SymVersion) *SymVersion {
+	if m.last != nil && *m.last == v {
+		return m.last
 	}
-	c := &SymVersion{Version: strings.Clone(v.Version), Hidden: v.Hidden, Library: strings.Clone(v.Library)}
-	m[*c] = c
+	c, ok := m.all[v]
+	if !ok {
+		c = &SymVersion{Version: strings.Clone(v.Version), Hidden: v.Hidden, Library: strings.Clone(v.Library)}
+		if m.all == nil {
+			m.all = map[SymVersion]*SymVersion{}
+		}
+		m.all[*c] = c
+	}
+	m.last = c
 	return c
 }
 
@@ -821,7 +833,7 @@ func (t pickedTable) len() int { return len(t.table) / 8 }
 
 // at decodes the k-th record, its strings copied into strs's chunk;
 // strs nil: views of the table's bytes, the version made one of vers.
-func (t pickedTable) at(k int, strs *[]byte, vers sharedVersions) (pickedSymbol, bool) {
+func (t pickedTable) at(k int, strs *[]byte, vers *sharedVersions) (pickedSymbol, bool) {
 	d := indexDecoder{b: t.recs[binary.LittleEndian.Uint32(t.table[8*k+4:]):]}
 	if strs != nil {
 		d.strs = *strs
@@ -829,7 +841,7 @@ func (t pickedTable) at(k int, strs *[]byte, vers sharedVersions) (pickedSymbol,
 	} else {
 		d.view = true
 	}
-	p := pickedSymbol{index: binary.LittleEndian.Uint32(t.table[8*k:])}
+	p := pickedSymbol{index: t.index(k)}
 	p.Name, p.Value, p.Size = d.str(), d.u64(), d.u64()
 	b := d.take(6)
 	if b == nil {
@@ -856,14 +868,26 @@ func (t pickedTable) at(k int, strs *[]byte, vers sharedVersions) (pickedSymbol,
 	return p, d.err == nil
 }
 
-// find decodes the record of the symbol of index i, when the table has it:
-// its name a view of the table's bytes, its version one of vers.
-func (t pickedTable) find(i uint32, vers sharedVersions) (pickedSymbol, bool) {
-	k, found := sort.Find(t.len(), func(k int) int { return cmp.Compare(i, binary.LittleEndian.Uint32(t.table[8*k:])) })
-	if !found {
-		return pickedSymbol{}, false
+// index is the symbol index of the k-th record.
+func (t pickedTable) index(k int) uint32 { return binary.LittleEndian.Uint32(t.table[8*k:]) }
+
+// find decodes the record of the symbol of index i, when the table has it,
+// and returns its place: its name a view of the table's bytes, its version
+// one of vers. The records before from hold lower indices (picks ascend):
+// the search gallops on from there, a step or two when the picks are dense.
+func (t pickedTable) find(i uint32, from int, vers *sharedVersions) (pickedSymbol, int, bool) {
+	lo, step, n := from, 1, t.len()
+	for lo+step <= n && t.index(lo+step-1) < i {
+		lo += step
+		step *= 2
 	}
-	return t.at(k, nil, vers)
+	hi := min(lo+step, n) // the record, if any, is in [lo, hi)
+	k, found := sort.Find(hi-lo, func(k int) int { return cmp.Compare(i, t.index(lo+k)) })
+	if !found {
+		return pickedSymbol{}, 0, false
+	}
+	p, ok := t.at(lo+k, nil, vers)
+	return p, lo + k, ok
 }
 
 // decodePicked reads every symbol of a block appendPicked wrote; ok is
