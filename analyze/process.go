@@ -138,15 +138,15 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	p.loader.Prefetch([]*elfobj.Object{root})
 	for i := 0; i < len(list); i++ {
 		o := list[i]
-		_, seen := p.Deps[o]
+		walked, seen := p.Deps[o] // an earlier search's
 		seen = seen || p.noDeps
 		if !seen && len(o.Needed) > 0 {
 			p.Deps[o] = make([]Resolution, 0, len(o.Needed)) // each need appends one
 		}
 		var loaders []*elfobj.Object // chain(parent, o), once o needs a search
 		searched := false
-		for _, need := range o.Needed {
-			dep := p.byName[need]
+		for j, need := range o.Needed {
+			dep := p.mapped(walked, j, need)
 			if dep == nil {
 				if !searched {
 					loaders, searched = chain(parent, o), true
@@ -173,6 +173,16 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 		}
 	}
 	return list
+}
+
+// mapped is the object mapped under need, the j-th DT_NEEDED entry of an
+// object an earlier search walked (walked: what it found for each): the
+// one it found, which it named so (name); nil when none is.
+func (p *Process) mapped(walked []Resolution, j int, need string) *elfobj.Object {
+	if j < len(walked) && walked[j].Object != nil && need != "" {
+		return walked[j].Object // as byName holds it: a search's dlopens map the tree again and again
+	}
+	return p.byName[need]
 }
 
 // name records the names under which later DT_NEEDED entries find o mapped.
