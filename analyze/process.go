@@ -276,7 +276,8 @@ type Definitions struct {
 	// a symbol's name is hashed once however much Index records of it.
 	ids   map[string]int32
 	named []named
-	// defs holds each name's definitions by object, as named does.
+	// defs holds named's maps of definitions by name: what Of and the
+	// loader's Own look up.
 	defs map[string]map[*elfobj.Object]*elfobj.Symbol
 	// versions lists the version of every definition an object has of a
 	// name it defines more than once (libc's memcpy@GLIBC_2.2.5 and
@@ -357,7 +358,8 @@ func Index(objs []*elfobj.Object, names Names) *Definitions {
 	return d
 }
 
-// add indexes o's symbol s, of name e: a definition, a reference, or both.
+// add indexes o's symbol s in e, what Index holds of s's name: a
+// definition, a reference, or both.
 func (d *Definitions) add(e *named, o *elfobj.Object, s *elfobj.Symbol) {
 	switch {
 	case !s.Defined():
