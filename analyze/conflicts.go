@@ -68,26 +68,39 @@ func (u Use) String() string {
 // when it binds to another party's copy than its own link's; copies are
 // separate when references bind to copies of two parties or more.
 func classify(parties [][]Def, bs []Binding) Use {
-	party := map[*elfobj.Object]int{}
-	for i, defs := range parties {
-		for _, d := range defs {
-			party[d.Object] = i + 1
-		}
-	}
-	bound := map[int]bool{}
+	bound := 0 // the first party a reference binds to
+	separate := false
 	for _, bd := range bs {
-		to, own := party[bd.To], party[bd.Own]
+		to, own := partyOf(parties, bd.To), partyOf(parties, bd.Own)
 		if bd.Interposed() && to != 0 && own != 0 && to != own {
 			return Interposed
 		}
-		if to != 0 {
-			bound[to] = true
+		if to != 0 && bound == 0 {
+			bound = to
 		}
+		separate = separate || to != 0 && to != bound
 	}
-	if len(bound) >= 2 {
+	if separate {
 		return Separate
 	}
 	return Unused
+}
+
+// partyOf is the party (counting from 1) that o's definition is in, the
+// last one that holds it; 0 for none. A party holds a few definitions: a
+// scan costs less than a map.
+func partyOf(parties [][]Def, o *elfobj.Object) int {
+	if o == nil {
+		return 0
+	}
+	for i := len(parties) - 1; i >= 0; i-- {
+		for _, d := range parties[i] {
+			if d.Object == o {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // Conflict is a symbol exported by the wheel and by its peer.
@@ -117,18 +130,18 @@ type Duplicate struct {
 // Ignore reports whether a symbol name is meant to be defined in many places.
 type Ignore func(name string) bool
 
-// linkerSymbols are defined by the linker in every output, not by the code.
-var linkerSymbols = map[string]bool{
-	"_init": true, "_fini": true, "_edata": true, "_end": true, "__bss_start": true,
-	"__bss_start__": true, "__bss_end__": true, "_bss_end__": true, "__end__": true,
-	"__data_start": true, "data_start": true, "_IO_stdin_used": true, "__dso_handle": true,
-	"__TMC_END__": true, "_GLOBAL_OFFSET_TABLE_": true, "_DYNAMIC": true, "_fp_hw": true,
-	"__libc_csu_init": true, "__libc_csu_fini": true, "__exidx_start": true, "__exidx_end": true,
-	"_PROCEDURE_LINKAGE_TABLE_": true, "__gmon_start__": true,
+// LinkerSymbol reports whether name is one the linker defines in every
+// output, not the code. A switch, not a map: asked about every export of
+// the wheel, it rules a long mangled name out by its length, unhashed.
+func LinkerSymbol(name string) bool {
+	switch name {
+	case "_init", "_fini", "_edata", "_end", "__bss_start", "__bss_start__", "__bss_end__", "_bss_end__", "__end__",
+		"__data_start", "data_start", "_IO_stdin_used", "__dso_handle", "__TMC_END__", "_GLOBAL_OFFSET_TABLE_", "_DYNAMIC", "_fp_hw",
+		"__libc_csu_init", "__libc_csu_fini", "__exidx_start", "__exidx_end", "_PROCEDURE_LINKAGE_TABLE_", "__gmon_start__":
+		return true
+	}
+	return false
 }
-
-// LinkerSymbol reports whether name is one the linker defines in every output.
-func LinkerSymbol(name string) bool { return linkerSymbols[name] }
 
 // PerModule reports whether every extension module must define name for
 // itself: Python finds a module's PyInit_ function with dlsym on that
@@ -231,38 +244,39 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		}
 		exportsOf(o, ignore, func(s *elfobj.Symbol) { wheel[s.Name] = addDef(wheel[s.Name], o, s) })
 	}
-	// Most of the peer closure's exports are not the wheel's: the set's
-	// filter rules them out before their names are hashed for the map.
-	var inWheel symset.Set
-	inWheel.Grow(len(wheel))
-	for name := range wheel {
-		inWheel.Add(name)
-	}
-	peer := map[string][]Def{}
+	peer := make(defsByName, len(wheel)) // at most: the wheel's names
 	for _, o := range b.Peer.Closure {
 		if o.Type != elf.ET_DYN || o.Executable || b.Wheel.Shipped(o) {
 			continue
 		}
 		// The wheel's map is already filtered (no linker symbols, none
-		// ignored): being in it is enough.
+		// ignored): being in it is enough. The commands read the closure
+		// keeping the wheel's names only (ConflictNames, PackageNames), so
+		// most of what is asked is in it: no filter in front of the map.
 		for i := range o.Symbols {
 			s := &o.Symbols[i]
-			if s.Exported() && !s.Copied() && inWheel.Has(s.Name) {
+			if !s.Exported() || s.Copied() {
+				continue
+			}
+			if _, ok := wheel[s.Name]; ok {
 				peer[s.Name] = addDef(peer[s.Name], o, s)
 			}
 		}
 	}
-	out := make([]Conflict, 0, len(peer))
-	var names symset.Set
+	names := make([]string, 0, len(peer))
+	for name := range peer {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := make([]Conflict, len(names))
 	var definers []*elfobj.Object
 	seen := map[*elfobj.Object]bool{}
-	for name, defs := range peer {
-		out = append(out, Conflict{Name: name, Wheel: wheel[name], Peer: defs})
-		names.Add(name)
-		if AllVague(wheel[name], defs) {
+	for i, name := range names {
+		out[i] = Conflict{Name: name, Wheel: wheel[name], Peer: peer[name]}
+		if AllVague(out[i].Wheel, out[i].Peer) {
 			continue // ordinary C++ whoever binds where: not worth a read
 		}
-		for _, d := range defs {
+		for _, d := range out[i].Peer {
 			if !seen[d.Object] {
 				seen[d.Object] = true
 				definers = append(definers, d.Object)
@@ -270,10 +284,19 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		}
 	}
 	readReferences(definers)
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	b.bind(out, &names)
+	b.bind(out, peer)
 	return out
 }
+
+// defsByName are definitions by symbol name; as Names, the names defined.
+type defsByName map[string][]Def
+
+func (m defsByName) Has(name string) bool {
+	_, ok := m[name]
+	return ok
+}
+
+func (m defsByName) Len() int { return len(m) }
 
 // AllVague reports whether every definition has vague linkage (weak or
 // unique: template instances, inline functions), which the C++ ABI expects
@@ -339,31 +362,39 @@ func addDef(defs []Def, o *elfobj.Object, s *elfobj.Symbol) []Def {
 // bind records, for each conflict, where references from every object of
 // both closures go in the simulated process, and where they would go on
 // their own, and grades the conflict.
-func (b *Build) bind(cs []Conflict, names *symset.Set) {
+func (b *Build) bind(cs []Conflict, names Names) {
 	var objs []*elfobj.Object
 	objs = append(objs, b.Process.Order...)
 	objs = append(objs, b.Wheel.Closure...)
 	objs = append(objs, b.Peer.Closure...)
 	defs := Index(objs, names)
+	refs := 0
+	for i := range cs {
+		refs += len(defs.Refs(cs[i].Name))
+	}
+	slab := make([]Binding, 0, refs) // every conflict's bindings in one allocation
 	for i := range cs {
 		c := &cs[i]
-		c.Bindings = b.bindings(b.Process, defs, c.Name)
+		at := len(slab)
+		if slab = b.bindings(slab, b.Process, defs, c.Name); len(slab) > at {
+			c.Bindings = slab[at:len(slab):len(slab)]
+		}
 		c.Use = classify([][]Def{c.Wheel, c.Peer}, c.Bindings)
 	}
 }
 
-// bindings lists where each reference to name goes in p: to its bound
-// definition and, for comparison, its own. Executables do not take part
-// in a process they do not run.
-func (b *Build) bindings(p *Process, defs *Definitions, name string) []Binding {
-	var out []Binding
+// bindings appends to out where each reference to name goes in p: to its
+// bound definition and, for comparison, its own. Executables do not take
+// part in a process they do not run.
+func (b *Build) bindings(out []Binding, p *Process, defs *Definitions, name string) []Binding {
+	of := defs.Of(name)
 	for _, r := range defs.Refs(name) {
 		if r.Object.Executable && r.Object != p.Exe {
 			continue
 		}
 		bd := Binding{Side: b.sideOf(r.Object), From: r.Object, Defines: r.Defines}
 		if p.Mapped(r.Object) {
-			bd.To = p.Bind(defs, r.Object, name, r.Version)
+			bd.To = p.bind(defs, of, r.Object, name, r.Version)
 		}
 		bd.Own = b.Loader.Own(defs, r.Object, name, r.Version)
 		out = append(out, bd)
@@ -392,15 +423,21 @@ func (b *Build) sideOf(o *elfobj.Object) string {
 // library's variable (a copy relocation) is not a definition, and PyInit_
 // functions are per module.
 func (b *Build) Duplicates(ignore Ignore) []Duplicate {
-	by := make(map[string][]Def, exported(b.Wheel.Inputs))
-	var exes []*elfobj.Object
+	var linked, exes []*elfobj.Object
 	for _, o := range b.Wheel.Inputs {
 		if o.Type != elf.ET_DYN && o.Type != elf.ET_EXEC {
 			continue
 		}
+		linked = append(linked, o)
 		if o.Executable {
 			exes = append(exes, o)
 		}
+	}
+	if len(linked) < 2 {
+		return nil // one object: no name has two definers
+	}
+	by := make(map[string][]Def, exported(linked))
+	for _, o := range linked {
 		eachExport(o, ignore, func(s *elfobj.Symbol) { by[s.Name] = addDef(by[s.Name], o, s) })
 	}
 	var names symset.Set
@@ -453,7 +490,7 @@ func (b *Build) duplicateIn(p *Process, label, name string, all []Def, names *sy
 		return nil
 	}
 	idx := b.index(p, names)
-	d := &Duplicate{Name: name, Defs: defs, Process: label, Bindings: b.bindings(p, idx, name)}
+	d := &Duplicate{Name: name, Defs: defs, Process: label, Bindings: b.bindings(nil, p, idx, name)}
 	parties := make([][]Def, len(defs))
 	for i := range defs {
 		parties[i] = defs[i : i+1]

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/etlink/etlink/elfobj"
-	"github.com/etlink/etlink/symset"
 )
 
 // Process simulates the dynamic loader of one process: which file each
@@ -55,9 +54,10 @@ type Process struct {
 	// with RTLD_NOW (Python's default) its objects were relocated then,
 	// against that global scope, not against what later dlopens added.
 	globalAt []int
-	// ranks caches each dlopen's lookup order as positions: Bind asks
-	// the same scopes many times. A dlopen can change any scope.
-	ranks map[int]map[*elfobj.Object]int
+	// ranks caches each dlopen's lookup order as positions, by the
+	// dlopen's index in lists: Bind asks the same scopes many times. A
+	// dlopen can change any scope.
+	ranks []map[*elfobj.Object]int
 	// unique caches uniqueOwner's answers.
 	unique map[string]*elfobj.Object
 	// Missing holds DT_NEEDED entries that could not be found.
@@ -138,15 +138,15 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	p.loader.Prefetch([]*elfobj.Object{root})
 	for i := 0; i < len(list); i++ {
 		o := list[i]
-		_, seen := p.Deps[o]
+		walked, seen := p.Deps[o] // an earlier search's
 		seen = seen || p.noDeps
 		if !seen && len(o.Needed) > 0 {
 			p.Deps[o] = make([]Resolution, 0, len(o.Needed)) // each need appends one
 		}
 		var loaders []*elfobj.Object // chain(parent, o), once o needs a search
 		searched := false
-		for _, need := range o.Needed {
-			dep := p.byName[need]
+		for j, need := range o.Needed {
+			dep := p.mapped(walked, j, need)
 			if dep == nil {
 				if !searched {
 					loaders, searched = chain(parent, o), true
@@ -173,6 +173,16 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 		}
 	}
 	return list
+}
+
+// mapped is the object mapped under need, the j-th DT_NEEDED entry of an
+// object an earlier search walked (walked: what it found for each): the
+// one it found, which it named so (name); nil when none is.
+func (p *Process) mapped(walked []Resolution, j int, need string) *elfobj.Object {
+	if j < len(walked) && walked[j].Object != nil && need != "" {
+		return walked[j].Object // as byName holds it: a search's dlopens map the tree again and again
+	}
+	return p.byName[need]
 }
 
 // name records the names under which later DT_NEEDED entries find o mapped.
@@ -234,15 +244,16 @@ func (p *Process) rank(o *elfobj.Object) map[*elfobj.Object]int {
 	if !ok {
 		return nil
 	}
-	if r, ok := p.ranks[k]; ok {
+	if p.ranks == nil {
+		p.ranks = make([]map[*elfobj.Object]int, len(p.lists))
+	}
+	if r := p.ranks[k]; r != nil {
 		return r
 	}
-	r := map[*elfobj.Object]int{}
-	for i, q := range p.Scope(o) {
+	scope := p.Scope(o)
+	r := make(map[*elfobj.Object]int, len(scope))
+	for i, q := range scope {
 		r[q] = i
-	}
-	if p.ranks == nil {
-		p.ranks = map[int]map[*elfobj.Object]int{}
 	}
 	p.ranks[k] = r
 	return r
@@ -261,12 +272,30 @@ func (p *Process) relocatedBefore(a, b *elfobj.Object) bool {
 // Definitions answers "which objects define this name, and which refer to
 // it" for Bind; callers build it once for the names they ask about (Index).
 type Definitions struct {
+	// ids numbers the names Index met: each one's place in named, so that
+	// a symbol's name is hashed once however much Index records of it.
+	ids   map[string]int32
+	named []named
+	// defs holds named's maps of definitions by name: what Of and the
+	// loader's Own look up.
 	defs map[string]map[*elfobj.Object]*elfobj.Symbol
-	// versions lists, per name and object, the version of every
-	// definition the object has of it (libc's memcpy@GLIBC_2.2.5 and
-	// memcpy@@GLIBC_2.14): a reference may ask for an old one.
-	versions map[string]map[*elfobj.Object][]string
-	refs     map[string][]Reference
+	// versions lists the version of every definition an object has of a
+	// name it defines more than once (libc's memcpy@GLIBC_2.2.5 and
+	// memcpy@@GLIBC_2.14): a reference may ask for an old one. An object
+	// with one definition has that one's version only, which defs holds.
+	versions map[definer][]string
+}
+
+// named is what Index found of one name.
+type named struct {
+	defs map[*elfobj.Object]*elfobj.Symbol // nil until a definition
+	refs []Reference
+}
+
+// definer is one object's definitions of one name.
+type definer struct {
+	name string
+	o    *elfobj.Object
 }
 
 // Reference is one object's reference to a symbol.
@@ -283,68 +312,109 @@ type Reference struct {
 func (d *Definitions) Of(name string) map[*elfobj.Object]*elfobj.Symbol { return d.defs[name] }
 
 // Refs returns the references to name, in the order Index met them.
-func (d *Definitions) Refs(name string) []Reference { return d.refs[name] }
+func (d *Definitions) Refs(name string) []Reference {
+	if id, ok := d.ids[name]; ok {
+		return d.named[id].refs
+	}
+	return nil
+}
+
+// Names are the symbol names Index is asked about: a symset.Set, or the
+// keys of a map a caller holds them in already.
+type Names interface {
+	Has(name string) bool
+	Len() int
+}
 
 // Index collects, from objs, the exported definitions of the given names
 // and the references to them. Each object is indexed once.
-func Index(objs []*elfobj.Object, names *symset.Set) *Definitions {
+func Index(objs []*elfobj.Object, names Names) *Definitions {
 	n := names.Len() // each name once, the maps sized at once
-	d := &Definitions{defs: make(map[string]map[*elfobj.Object]*elfobj.Symbol, n),
-		versions: make(map[string]map[*elfobj.Object][]string, n), refs: make(map[string][]Reference, n)}
+	d := &Definitions{ids: make(map[string]int32, n), named: make([]named, 0, n),
+		defs: make(map[string]map[*elfobj.Object]*elfobj.Symbol, n), versions: map[definer][]string{}}
 	seen := make(map[*elfobj.Object]bool, len(objs))
-	referred := map[string]bool{} // by the object at hand, emptied for the next
 	for _, o := range objs {
 		if seen[o] {
 			continue
 		}
 		seen[o] = true
-		if len(referred) > 0 {
-			clear(referred)
-		}
 		for i := range o.Symbols {
 			s := &o.Symbols[i]
-			if s.Name == "" || !names.Has(s.Name) {
+			if s.Name == "" {
 				continue
 			}
-			switch {
-			case !s.Defined():
-				if !referred[s.Name] {
-					referred[s.Name] = true
-					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Version: s.Version()})
+			id, ok := d.ids[s.Name]
+			if !ok {
+				if !names.Has(s.Name) {
+					continue
 				}
-			case s.Exported():
-				m := d.defs[s.Name]
-				if m == nil {
-					m = map[*elfobj.Object]*elfobj.Symbol{}
-					d.defs[s.Name] = m
-				}
-				if prev, ok := m[o]; !ok || prev.Hidden() {
-					m[o] = s // a default version wins over a hidden one
-				}
-				if s.Version() != "" {
-					v := d.versions[s.Name]
-					if v == nil {
-						v = map[*elfobj.Object][]string{}
-						d.versions[s.Name] = v
-					}
-					v[o] = append(v[o], s.Version())
-				}
-				if (!o.References || s.Relocated()) && !referred[s.Name] {
-					referred[s.Name] = true
-					d.refs[s.Name] = append(d.refs[s.Name], Reference{Object: o, Defines: true})
-				}
+				id = int32(len(d.named))
+				d.ids[s.Name] = id
+				d.named = append(d.named, named{})
 			}
+			d.add(&d.named[id], o, s)
 		}
 	}
 	return d
+}
+
+// add indexes o's symbol s in e, what Index holds of s's name: a
+// definition, a reference, or both.
+func (d *Definitions) add(e *named, o *elfobj.Object, s *elfobj.Symbol) {
+	switch {
+	case !s.Defined():
+		e.refer(Reference{Object: o, Version: s.Version()})
+	case s.Exported():
+		if e.defs == nil {
+			e.defs = map[*elfobj.Object]*elfobj.Symbol{}
+			d.defs[s.Name] = e.defs
+		}
+		prev, again := e.defs[o]
+		if !again || prev.Hidden() {
+			e.defs[o] = s // a default version wins over a hidden one
+		}
+		if again {
+			k := definer{s.Name, o}
+			vs, listed := d.versions[k]
+			if !listed {
+				vs = appendVersion(nil, prev) // the first: the only one until now
+			}
+			d.versions[k] = appendVersion(vs, s)
+		}
+		if !o.References || s.Relocated() {
+			e.refer(Reference{Object: o, Defines: true})
+		}
+	}
+}
+
+// refer records r, once per object: Index adds one object's symbols
+// before the next's, so o's reference, if any, is the last one.
+func (e *named) refer(r Reference) {
+	if n := len(e.refs); n > 0 && e.refs[n-1].Object == r.Object {
+		return
+	}
+	e.refs = append(e.refs, r)
+}
+
+func appendVersion(vs []string, s *elfobj.Symbol) []string {
+	if v := s.Version(); v != "" {
+		return append(vs, v)
+	}
+	return vs
 }
 
 // Bind returns the object whose definition a reference from o to name (asking
 // for version, "" for none) binds to, or nil when nothing in scope defines it
 // (or o is not mapped).
 func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	to := p.lookup(defs, o, name, version)
-	if to != nil && defs.Of(name)[to].Unique() {
+	return p.bind(defs, defs.Of(name), o, name, version)
+}
+
+// bind is Bind given of, defs.Of(name): looked up once for every
+// reference to a name.
+func (p *Process) bind(defs *Definitions, of map[*elfobj.Object]*elfobj.Symbol, o *elfobj.Object, name, version string) *elfobj.Object {
+	to := p.lookup(defs, of, o, name, version)
+	if to != nil && of[to].Unique() {
 		if first := p.uniqueOwner(defs, name); first != nil {
 			return first
 		}
@@ -356,20 +426,25 @@ func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string
 // An object's use of its own definition never reaches the loader when the
 // definition is protected, or when no relocation of the object names it
 // (bound at link time: -Bsymbolic, a call within the object): it binds to
-// itself.
-func (p *Process) lookup(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	if s, ok := defs.Of(name)[o]; ok && (s.Visibility() == elf.STV_PROTECTED || o.References && !s.Relocated()) {
+// itself. of is defs.Of(name).
+func (p *Process) lookup(defs *Definitions, of map[*elfobj.Object]*elfobj.Symbol, o *elfobj.Object, name, version string) *elfobj.Object {
+	if s, ok := of[o]; ok && (s.Visibility() == elf.STV_PROTECTED || o.References && !s.Relocated()) {
 		return o
 	}
-	return defs.first(p.rank(o), name, version)
+	return defs.firstOf(of, p.rank(o), name, version)
 }
 
 // first returns the definer of name that comes first in rank and suits
 // the version asked for.
 func (d *Definitions) first(rank map[*elfobj.Object]int, name, version string) *elfobj.Object {
+	return d.firstOf(d.defs[name], rank, name, version)
+}
+
+// firstOf is first among of, name's definitions (d.Of(name)).
+func (d *Definitions) firstOf(of map[*elfobj.Object]*elfobj.Symbol, rank map[*elfobj.Object]int, name, version string) *elfobj.Object {
 	var best *elfobj.Object
 	bestAt := math.MaxInt
-	for q, s := range d.defs[name] {
+	for q, s := range of {
 		if at, ok := rank[q]; ok && at < bestAt && d.suits(q, s, name, version) {
 			best, bestAt = q, at
 		}
@@ -385,7 +460,8 @@ func (d *Definitions) suits(q *elfobj.Object, def *elfobj.Symbol, name, want str
 	if want == "" {
 		return !def.Hidden()
 	}
-	return def.Version() == "" || slices.Contains(d.versions[name][q], want)
+	v := def.Version()
+	return v == "" || v == want || slices.Contains(d.versions[definer{name, q}], want)
 }
 
 // uniqueOwner returns the definition of a STB_GNU_UNIQUE name the process
@@ -396,11 +472,12 @@ func (p *Process) uniqueOwner(defs *Definitions, name string) *elfobj.Object {
 		return o
 	}
 	var owner, by *elfobj.Object
+	of := defs.Of(name)
 	for _, r := range defs.Refs(name) {
 		if !p.Mapped(r.Object) || by != nil && !p.relocatedBefore(r.Object, by) {
 			continue
 		}
-		if to := p.lookup(defs, r.Object, name, r.Version); to != nil && defs.Of(name)[to].Unique() {
+		if to := p.lookup(defs, of, r.Object, name, r.Version); to != nil && of[to].Unique() {
 			owner, by = to, r.Object
 		}
 	}

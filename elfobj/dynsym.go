@@ -722,20 +722,38 @@ type pickedSymbol struct {
 }
 
 // keptPicks are the symbols of picked that a read with opt keeps (the
-// file's PyInit_ name init), as the whole table's read keeps them (kept):
-// the names opt asks for, neither a version node.
+// file's PyInit_ name init), as the whole table's read keeps them
+// (keptPick).
 func keptPicks(picked []pickedSymbol, opt Options, init string) []Symbol {
-	var out []Symbol
+	out := make([]Symbol, 0, len(picked)) // at most; a narrowed read keeps nearly all
 	for _, p := range picked {
-		s := p.Symbol
-		name, _, ok := opt.keptName(s.Name, s.Section() != elf.SHN_UNDEF, init)
-		if !ok {
-			continue
-		}
-		s.Name = name
-		if !s.versionNode(p.hasVersion) {
+		if s, ok := keptPick(p, opt, init); ok {
 			out = append(out, s)
 		}
+	}
+	return clip(out)
+}
+
+// keptPick is p as a read with opt keeps it (kept): a name opt asks for,
+// not a version node. The name is the set's own copy, or copied: p's may
+// be a view of a mapped index.
+func keptPick(p pickedSymbol, opt Options, init string) (Symbol, bool) {
+	s := p.Symbol
+	name, own, ok := opt.keptName(s.Name, s.Section() != elf.SHN_UNDEF, init)
+	if !ok {
+		return Symbol{}, false
+	}
+	if own {
+		name = strings.Clone(name)
+	}
+	s.Name = name
+	return s, !s.versionNode(p.hasVersion)
+}
+
+// clip is the symbols kept, nil for none (as a read that keeps none).
+func clip(out []Symbol) []Symbol {
+	if len(out) == 0 {
+		return nil
 	}
 	return out[:len(out):len(out)]
 }

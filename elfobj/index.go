@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -406,28 +407,60 @@ func (x *Index) storePicked(real string, id fileID, picked []pickedSymbol) {
 
 func cmpIndex(p pickedSymbol, i uint32) int { return cmp.Compare(p.index, i) }
 
-// pickedAt returns the symbols the entry holds whole that picks
-// (ascending) name, when it holds them all, decoding only those (an entry
-// asked by many wheels holds thousands).
-func (x *Index) pickedAt(e *indexEntry, picks []int) ([]pickedSymbol, bool) {
+// pickedAt returns the symbols of those the entry holds whole that picks
+// (ascending) name that a read with opt keeps (keptPicks; init the file's
+// PyInit_ name), when it holds them all, decoding only those (an entry
+// asked by many wheels holds thousands). The names are decoded as views
+// of the mapped file, kept as the set's own copies: only a name the set
+// does not hold is copied, and each version once.
+func (x *Index) pickedAt(e *indexEntry, picks []int, opt Options, init string) ([]Symbol, bool) {
 	x.mu.Lock()
 	raw := e.picked // replaced, never changed
 	x.mu.Unlock()
-	return guarded(func() ([]pickedSymbol, bool) {
+	return guarded(func() ([]Symbol, bool) {
 		t, ok := readPickedTable(raw)
 		if !ok {
 			return nil, false
 		}
-		out := make([]pickedSymbol, 0, len(picks))
+		out := make([]Symbol, 0, len(picks))
+		var vers sharedVersions
+		at := 0 // where the last pick was: the next one is past it
 		for _, i := range picks {
-			p, ok := t.find(uint32(i))
+			p, k, ok := t.find(uint32(i), at, &vers)
 			if !ok {
 				return nil, false
 			}
-			out = append(out, p)
+			at = k + 1
+			if s, kept := keptPick(p, opt, init); kept {
+				out = append(out, s)
+			}
 		}
-		return out, true
+		return clip(out), true
 	})
+}
+
+// sharedVersions holds one copy of each version a table's records name.
+type sharedVersions struct {
+	all  map[SymVersion]*SymVersion
+	last *SymVersion // the version of the record before: most runs of records share one
+}
+
+// of returns the shared copy of v, whose strings may be views of the
+// mapped file.
+func (m *sharedVersions) of(v SymVersion) *SymVersion {
+	if m.last != nil && *m.last == v {
+		return m.last
+	}
+	c, ok := m.all[v]
+	if !ok {
+		c = &SymVersion{Version: strings.Clone(v.Version), Hidden: v.Hidden, Library: strings.Clone(v.Library)}
+		if m.all == nil {
+			m.all = map[SymVersion]*SymVersion{}
+		}
+		m.all[*c] = c
+	}
+	m.last = c
+	return c
 }
 
 // Resolve answers, for a path a search reached a library by through
@@ -521,11 +554,10 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	}
 	var symbols []Symbol
 	if picks != nil {
-		at, ok := x.pickedAt(e, picks)
-		if !ok {
+		var ok bool
+		if symbols, ok = x.pickedAt(e, picks, opt, name); !ok { // as read before
 			return nil, picks, true // may hold a name asked for: read them
 		}
-		symbols = keptPicks(at, opt, name) // as read before
 	}
 	o := &Object{Path: path, Dir: originDir(path), Real: real, Class: elf.Class(e.class), Data: elf.Data(e.data),
 		Machine: elf.Machine(e.machine), Type: elf.Type(e.typ), Executable: e.executable, Soname: e.soname,
@@ -857,17 +889,17 @@ func readPickedTable(b []byte) (pickedTable, bool) {
 
 func (t pickedTable) len() int { return len(t.table) / 8 }
 
-// at decodes the k-th record, its names copied into d's chunk (nil: a
-// string each).
-func (t pickedTable) at(k int, strs *[]byte) (pickedSymbol, bool) {
+// at decodes the k-th record, its strings copied into strs's chunk;
+// strs nil: views of the table's bytes, the version made one of vers.
+func (t pickedTable) at(k int, strs *[]byte, vers *sharedVersions) (pickedSymbol, bool) {
 	d := indexDecoder{b: t.recs[binary.LittleEndian.Uint32(t.table[8*k+4:]):]}
 	if strs != nil {
 		d.strs = *strs
 		defer func() { *strs = d.strs }()
 	} else {
-		d.exact = true
+		d.view = true
 	}
-	p := pickedSymbol{index: binary.LittleEndian.Uint32(t.table[8*k:])}
+	p := pickedSymbol{index: t.index(k)}
 	p.Name, p.Value, p.Size = d.str(), d.u64(), d.u64()
 	b := d.take(6)
 	if b == nil {
@@ -880,22 +912,40 @@ func (t pickedTable) at(k int, strs *[]byte) (pickedSymbol, bool) {
 	}
 	p.hasVersion = flags&pickHasVersion != 0
 	if flags&pickVersioned != 0 {
-		v := &SymVersion{Version: d.str(), Hidden: flags&pickHidden != 0, Library: d.str()}
-		if *v == *hiddenUnversioned {
-			v = hiddenUnversioned
+		v := SymVersion{Version: d.str(), Hidden: flags&pickHidden != 0, Library: d.str()}
+		switch {
+		case v == *hiddenUnversioned:
+			p.SymVersion = hiddenUnversioned
+		case d.view:
+			p.SymVersion = vers.of(v)
+		default:
+			c := v // allocated here only: v stays on the stack
+			p.SymVersion = &c
 		}
-		p.SymVersion = v
 	}
 	return p, d.err == nil
 }
 
-// find decodes the record of the symbol of index i, when the table has it.
-func (t pickedTable) find(i uint32) (pickedSymbol, bool) {
-	k, found := sort.Find(t.len(), func(k int) int { return cmp.Compare(i, binary.LittleEndian.Uint32(t.table[8*k:])) })
-	if !found {
-		return pickedSymbol{}, false
+// index is the symbol index of the k-th record.
+func (t pickedTable) index(k int) uint32 { return binary.LittleEndian.Uint32(t.table[8*k:]) }
+
+// find decodes the record of the symbol of index i, when the table has it,
+// and returns its place: its name a view of the table's bytes, its version
+// one of vers. The records before from hold lower indices (picks ascend):
+// the search gallops on from there, a step or two when the picks are dense.
+func (t pickedTable) find(i uint32, from int, vers *sharedVersions) (pickedSymbol, int, bool) {
+	lo, step, n := from, 1, t.len()
+	for lo+step <= n && t.index(lo+step-1) < i {
+		lo += step
+		step *= 2
 	}
-	return t.at(k, nil)
+	hi := min(lo+step, n) // the record, if any, is in [lo, hi)
+	k, found := sort.Find(hi-lo, func(k int) int { return cmp.Compare(i, t.index(lo+k)) })
+	if !found {
+		return pickedSymbol{}, 0, false
+	}
+	p, ok := t.at(lo+k, nil, vers)
+	return p, lo + k, ok
 }
 
 // decodePicked reads every symbol of a block appendPicked wrote; ok is
@@ -907,7 +957,7 @@ func decodePicked(b []byte) (picked []pickedSymbol, ok bool) {
 	}
 	strs := make([]byte, 0, len(t.recs)) // the names are fewer bytes: one chunk holds them
 	for k := range t.len() {
-		p, ok := t.at(k, &strs)
+		p, ok := t.at(k, &strs, nil)
 		if !ok {
 			return nil, false
 		}
@@ -1012,9 +1062,9 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 // indexDecoder reads the index's fields; past its end (a damaged file)
 // every field is zero and err is set.
 type indexDecoder struct {
-	b     []byte
-	err   error
-	exact bool // each string allocated alone, not in strs
+	b    []byte
+	err  error
+	view bool // strings are views of b, not copied into strs
 	// strs holds the strings read, copied a chunk at a time.
 	strs []byte
 }
@@ -1065,8 +1115,8 @@ func (d *indexDecoder) str() string {
 	if len(b) == 0 {
 		return ""
 	}
-	if d.exact {
-		return string(b)
+	if d.view {
+		return unsafe.String(&b[0], len(b))
 	}
 	if len(d.strs)+len(b) > cap(d.strs) {
 		d.strs = make([]byte, 0, max(len(b), 32<<10)) // the strings in the last chunk keep it

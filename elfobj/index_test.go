@@ -687,10 +687,23 @@ func FuzzDecodePicked(f *testing.F) {
 			t.Errorf("%q decodes as %+v, which is written back as %+v (%v)", data, picked, again, ok)
 		}
 		// A read finds each in the table, decoding it alone.
+		// So does a read of some of them in order, each found past the
+		// last: every one, every other one, every third one.
 		tab, _ := readPickedTable(data)
 		for _, p := range picked {
-			if got, ok := tab.find(p.index); !ok || !reflect.DeepEqual(got, p) {
+			if got, _, ok := tab.find(p.index, 0, &sharedVersions{}); !ok || !reflect.DeepEqual(got, p) {
 				t.Errorf("%q: found %+v (%v) for %d, decoded with the others as %+v", data, got, ok, p.index, p)
+			}
+		}
+		for every := 1; every <= 3; every++ {
+			at := 0
+			for j := 0; j < len(picked); j += every {
+				p := picked[j]
+				got, k, ok := tab.find(p.index, at, &sharedVersions{})
+				if !ok || !reflect.DeepEqual(got, p) {
+					t.Errorf("%q: found %+v (%v) for %d from record %d, decoded with the others as %+v", data, got, ok, p.index, at, p)
+				}
+				at = k + 1
 			}
 		}
 	})

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
@@ -208,6 +210,23 @@ func (b *BindDetail) writeJSON(w *jsonw.Writer) {
 	w.Close('}')
 }
 
+// later is Details built when they are written: the text report never
+// prints them, and a bundle's hold thousands of graded symbols.
+type later[T jsonw.Value] func() T
+
+// WriteJSON writes the details, built now (jsonw.Value).
+func (l later[T]) WriteJSON(w *jsonw.Writer) { l().WriteJSON(w) }
+
+// MarshalJSON is WriteJSON for encoding/json: the details as it encodes
+// them, HTML left to the caller's encoder to escape.
+func (l later[T]) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(l())
+	return b.Bytes(), err
+}
+
 func defDetails(defs []analyze.Def) []DefDetail {
 	out := make([]DefDetail, len(defs))
 	for i, d := range defs {
@@ -378,11 +397,18 @@ const bundleMin = 10
 
 // graded is one ET301 conflict as one wheel definition sees it.
 type graded struct {
-	c   *analyze.Conflict
-	w   analyze.Def
-	sev finding.Severity
-	det ConflictDetails
-	why string
+	c       *analyze.Conflict
+	w       analyze.Def
+	sev     finding.Severity
+	linkage string
+	why     string
+}
+
+// details are the finding's Details about g's symbol.
+func (g *graded) details() ConflictDetails {
+	c := g.c
+	return ConflictDetails{Linkage: g.linkage, Use: c.Use.String(), Wheel: defDetails(c.Wheel), Peer: defDetails(c.Peer),
+		Bindings: bindDetails(c.Bindings)}
 }
 
 func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
@@ -409,7 +435,6 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 	for i := range cs {
 		c := &cs[i]
 		sev, linkage, why := ctx.grade(c.Use, c.Name, c.Wheel, c.Peer)
-		det := ConflictDetails{Linkage: linkage, Use: c.Use.String(), Wheel: defDetails(c.Wheel), Peer: defDetails(c.Peer), Bindings: bindDetails(c.Bindings)}
 		for _, w := range c.Wheel {
 			k := pair{w.Object, c.Peer[0].Object}
 			for _, p := range c.Peer[1:] {
@@ -421,7 +446,7 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 				order = append(order, k)
 				groups[k] = make([]graded, 0, shared[k]) // at most: the group's symbols are shared by k
 			}
-			groups[k] = append(groups[k], graded{c, w, sev, det, why})
+			groups[k] = append(groups[k], graded{c, w, sev, linkage, why})
 		}
 	}
 	var singles []graded
@@ -445,7 +470,7 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 		f.Evidence = append(f.Evidence, peerSteps(b.Peer, c.Peer)...)
 		f.Evidence = append(f.Evidence, bindSteps(b, c.Bindings)...)
 		f.Fix = r.Fix
-		f.Details = g.det
+		f.Details = later[ConflictDetails](g.details)
 		return append(out, f)
 	})...)
 }
@@ -457,8 +482,7 @@ func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) findi
 	b := ctx.Build
 	worst := 0
 	comps := map[string]int{}
-	det := BundleDetails{Library: p.Path, Symbols: make([]BundleMember, 0, len(g))}
-	count := map[string]int{}
+	var count [analyze.Interposed + 1]int
 	for i, m := range g {
 		if m.sev > g[worst].sev {
 			worst = i
@@ -466,22 +490,21 @@ func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) findi
 		if ctx.Components != nil {
 			comps[ctx.Components.Of(m.c.Name)]++
 		}
-		count[m.det.Use]++
-		det.Symbols = append(det.Symbols, BundleMember{Symbol: m.c.Name, Severity: m.sev, Details: m.det})
+		count[m.c.Use]++
 	}
-	det.Component = majority(comps)
-	what := det.Component
+	component := majority(comps)
+	what := component
 	if what == "" {
 		what = "code"
 	}
 	lib := baseName(p.Path)
-	subj := finding.Subject{File: w.Path, Symbol: lib, Component: det.Component, Peer: lib}
+	subj := finding.Subject{File: w.Path, Symbol: lib, Component: component, Peer: lib}
 	if w.Archive != "" {
 		subj.File, subj.Member = w.Archive, w.Member
 	}
 	how := fmt.Sprintf("%s linked into %s and exported", what, baseName(w.Path))
 	fix := r.Fix
-	if rt := sharedRuntime(w, det.Component); rt != "" {
+	if rt := sharedRuntime(w, component); rt != "" {
 		// It links the shared runtime: what it exports are instances of
 		// the runtime's header templates, not a second runtime.
 		how = fmt.Sprintf("%s's header templates instantiated in %s and exported (it links %s)", what, baseName(w.Path), rt)
@@ -495,7 +518,13 @@ func bundleFinding(r *Rule, ctx *Context, w, p *elfobj.Object, g []graded) findi
 	f.Evidence = append(f.Evidence, bindSteps(b, g[worst].c.Bindings)...)
 	f.Evidence = append(f.Evidence, finding.Step{Text: fmt.Sprintf("%d more symbols shared with %s: the finding's details list each, graded", len(g)-1, lib)})
 	f.Fix = fix
-	f.Details = det
+	f.Details = later[BundleDetails](func() BundleDetails {
+		det := BundleDetails{Library: p.Path, Component: component, Symbols: make([]BundleMember, len(g))}
+		for i := range g {
+			det.Symbols[i] = BundleMember{Symbol: g[i].c.Name, Severity: g[i].sev, Details: g[i].details()}
+		}
+		return det
+	})
 	return f
 }
 
@@ -515,10 +544,11 @@ func sharedRuntime(w *elfobj.Object, component string) string {
 	return ""
 }
 
-// useCounts says how many shared symbols are used which way.
-func useCounts(n map[string]int) string {
+// useCounts says how many shared symbols are used which way, the most
+// harmful first.
+func useCounts(n [analyze.Interposed + 1]int) string {
 	var parts []string
-	for _, u := range []string{"interposed", "separate", "unused"} {
+	for u := analyze.Interposed; u >= analyze.Unused; u-- {
 		if n[u] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[u], u))
 		}
@@ -686,8 +716,10 @@ func checkWheelDuplicates(r *Rule, ctx *Context) []finding.Finding {
 		}
 		f.Evidence = append(f.Evidence, bindSteps(b, d.Bindings)...)
 		f.Fix = r.Fix
-		f.Details = ConflictDetails{Linkage: linkage, Use: d.Use.String(), Process: d.Process,
-			Wheel: defDetails(d.Defs), Bindings: bindDetails(d.Bindings)}
+		f.Details = later[ConflictDetails](func() ConflictDetails {
+			return ConflictDetails{Linkage: linkage, Use: d.Use.String(), Process: d.Process,
+				Wheel: defDetails(d.Defs), Bindings: bindDetails(d.Bindings)}
+		})
 		out = append(out, f)
 	}
 	return append(out, ownerViolations(r, ctx)...)

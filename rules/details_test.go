@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/etlink/etlink/finding"
@@ -22,5 +23,24 @@ func TestDetailsWriteAsEncodingJSON(t *testing.T) {
 	for _, b := range []BundleDetails{{}, {Library: "/lib/x.so", Symbols: []BundleMember{}},
 		{Library: "l", Component: "cpuinfo", Symbols: []BundleMember{{Symbol: "s", Severity: finding.Warning, Details: full}, {}}}} {
 		jsonwtest.SameAsEncodingJSON(t, b)
+	}
+}
+
+// TestLaterDetailsAsBuilt: details built when written write as the value
+// built, to jsonw and to encoding/json alike (HTML left unescaped for the
+// report's encoder to decide), and are built only when written.
+func TestLaterDetailsAsBuilt(t *testing.T) {
+	built := 0
+	d := later[BundleDetails](func() BundleDetails {
+		built++
+		return BundleDetails{Library: "/lib/<x>&.so", Symbols: []BundleMember{{Symbol: "a<b>", Details: ConflictDetails{Use: "unused"}}}}
+	})
+	if built != 0 {
+		t.Fatal("built before written")
+	}
+	jsonwtest.SameAsEncodingJSON(t, d)
+	want := jsonwtest.EncodingJSON(t, d())
+	if got := jsonwtest.EncodingJSON(t, d); !bytes.Equal(got, want) {
+		t.Errorf("encoding/json writes\n%s\nthe value built:\n%s", got, want)
 	}
 }
