@@ -59,6 +59,9 @@ type Index struct {
 	data []byte
 	// reads counts the reads the index did not answer (Reads).
 	reads atomic.Int64
+	// strs is the chunk the strings of decoded entries are copied into
+	// (decodeEntry); x.mu guards it.
+	strs []byte
 	// query is the last set of names asked, as hash sets (indexQuery): a
 	// closure is read for one set. Replaced, never changed: lookups read
 	// it without the lock.
@@ -94,6 +97,9 @@ type indexEntry struct {
 	// symbols, without the scan of every hash.
 	recent []recentPicks
 	used   bool // asked this run: kept first when the file is trimmed
+	// raw is the entry as the file holds it, while it is not decoded
+	// (decodeIndex reads only the key and the identity); nil after.
+	raw []byte
 	// rank is the entry's place in the file read (0 first; new entries
 	// are used): what the run did not use is kept in that order, the
 	// entries the last runs used ahead of older ones.
@@ -203,7 +209,7 @@ func inBitmap(b *[1 << 10]uint64, h uint32) bool { return b[h>>22]&(1<<(h>>16&63
 const (
 	// The version changes with what an entry means, not only its layout: 8
 	// entries are learnt under the ELF structural checks, which 7 lacked.
-	indexMagic = "etlink symbol index 9\n" // then the entry count, the entries (each with its picked symbols and two CRC-32s), the link count, the links, a CRC-32 of them
+	indexMagic = "etlink symbol index 10\n" // then the entry count, the entries (each its length, then it with its picked symbols and two CRC-32s), the link count, the links, a CRC-32 of them
 )
 
 // indexMax bounds the file, which every run maps and decodes but for the
@@ -387,7 +393,7 @@ func (x *Index) storePicked(real string, id fileID, picked []pickedSymbol) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	e := x.entries[real]
+	e := x.entry(real)
 	if e == nil || e.id != id {
 		return
 	}
@@ -528,6 +534,10 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 		x.mu.Unlock()
 		return nil, nil, false
 	}
+	if e = x.entry(real); e == nil { // damaged
+		x.mu.Unlock()
+		return nil, nil, false
+	}
 	e.used = true
 	q := x.queryFor(opt)
 	name := opt.initName(path)
@@ -564,6 +574,22 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 		Needed: slices.Clone(e.needed), Rpath: slices.Clone(e.rpath), Runpath: slices.Clone(e.runpath), Symbols: symbols, Partial: true,
 		writable: e.writable, relro: e.relro}
 	return o, nil, true
+}
+
+// entry is real's entry decoded (decodeEntry), nil when there is none or
+// it is damaged: then it is dropped, the library read and learnt again.
+// x.mu is held.
+func (x *Index) entry(real string) *indexEntry {
+	e := x.entries[real]
+	if e == nil || e.raw == nil {
+		return e
+	}
+	if ok, intact := guarded(func() (bool, bool) { return decodeEntry(e, &x.strs), true }); !ok || !intact {
+		delete(x.entries, real)
+		x.changed = true
+		return nil
+	}
+	return e
 }
 
 // initHash is how recentPicks holds a PyInit_ name: its hash, the low bit
@@ -691,7 +717,7 @@ func encodeIndex(entries map[string]*indexEntry, keys []string, links map[string
 	size := len(indexMagic) + 8
 	for _, k := range keys {
 		e := entries[k]
-		size += len(k) + len(e.hashes) + len(e.picked) + 512 // and the little else an entry holds
+		size += len(k) + len(e.raw) + len(e.hashes) + len(e.picked) + 512 // and the little else an entry holds
 		for _, r := range e.recent {
 			size += 32 + 5*len(r.picks)
 		}
@@ -761,10 +787,24 @@ func (e *indexEntry) hashesIntact() bool {
 	return state == hashesGood
 }
 
-// appendEntry appends the entry e of the file k as the index holds it,
-// ending in the CRC-32 of all of it but its hashes (which have their own,
-// before them).
+// appendEntry appends the entry e of the file k as the index holds it:
+// its length (4 bytes, little-endian), then it, as read when it was not
+// decoded (entryFields when it was).
 func appendEntry(out []byte, k string, e *indexEntry) []byte {
+	at := len(out)
+	out = append(out, 0, 0, 0, 0)
+	if e.raw != nil {
+		out = append(out, e.raw...)
+	} else {
+		out = entryFields(out, k, e)
+	}
+	binary.LittleEndian.PutUint32(out[at:], uint32(len(out)-at-4))
+	return out
+}
+
+// entryFields appends e's fields, ending in the CRC-32 of all of them but
+// the hashes (which have their own, before them).
+func entryFields(out []byte, k string, e *indexEntry) []byte {
 	start := len(out)
 	out = appendStr(out, k)
 	for _, v := range []uint64{e.id.dev, e.id.ino, uint64(e.id.size), uint64(e.id.mtime), uint64(e.id.ctime)} {
@@ -977,8 +1017,10 @@ const (
 var indexNow = time.Now
 
 // decodeIndex reads what encodeIndex wrote; ok is false for anything else.
-// The hashes stay slices of data; the strings are copied out of it (the
-// objects the index answers with hold them, long after a lookup).
+// An entry is read as far as its key and its file's identity: the rest is
+// decoded (decodeEntry) when a run first asks about it (a cache shared by
+// many projects holds thousands a run does not ask about). The links are
+// read whole, and checked.
 func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]string, ok bool) {
 	if !bytes.HasPrefix(data, []byte(indexMagic)) || len(data) < len(indexMagic)+8 {
 		return nil, nil, false
@@ -987,61 +1029,16 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 	n := binary.LittleEndian.Uint32(data[len(indexMagic):])
 	entries = make(map[string]*indexEntry, min(n, 1<<16))
 	for i := range n {
-		start := d.b
-		k := d.str()
-		e := &indexEntry{rank: int(i)}
-		e.id = fileID{d.u64(), d.u64(), int64(d.u64()), int64(d.u64()), int64(d.u64())}
-		h := d.take(6)
-		if h != nil {
-			e.class, e.data, e.typ, e.executable = h[0], h[1], h[2], h[3] == 1
-			e.machine = binary.LittleEndian.Uint16(h[4:])
-		}
-		e.soname = d.str()
-		for _, list := range []*[]string{&e.needed, &e.rpath, &e.runpath} {
-			for range d.count(1) {
-				*list = append(*list, d.str())
-			}
-		}
-		for _, rs := range []*[]addrRange{&e.writable, &e.relro} {
-			for range d.count(2) {
-				*rs = append(*rs, addrRange{d.uvarint(), d.uvarint()})
-			}
-		}
-		nh := d.count(4)
+		var size uint32
 		if b := d.take(4); b != nil {
-			e.hashCRC = binary.LittleEndian.Uint32(b)
+			size = binary.LittleEndian.Uint32(b)
 		}
-		crc := crc32.ChecksumIEEE(start[:len(start)-len(d.b)])
-		e.hashes = d.take(4 * nh)
-		rest := d.b
-		e.picked = d.take(d.count(1))
-		if b := d.take(1); b != nil {
-			if b[0] > maxRecent {
-				d.err = errIndex
-			}
-			e.recent = make([]recentPicks, b[0])
-		}
-		for i := range e.recent {
-			r := &e.recent[i]
-			r.query = [2]uint64{d.u64(), d.u64()}
-			if b := d.take(4); b != nil {
-				r.init = binary.LittleEndian.Uint32(b)
-			}
-			n := d.count(1)
-			if n > 0 {
-				r.picks = make([]int, n)
-			}
-			prev := -1
-			for j := range r.picks {
-				gap := d.uvarint()
-				if gap == 0 || gap > uint64(len(e.hashes)/4) {
-					d.err = errIndex // ascending, within the table
-				}
-				prev += int(gap)
-				r.picks[j] = prev
-			}
-		}
-		if b := d.take(4); d.err != nil || binary.LittleEndian.Uint32(b) != crc32.Update(crc, crc32.IEEETable, rest[:len(rest)-len(d.b)-4]) {
+		raw := d.take(int(size))
+		e := &indexEntry{rank: int(i), raw: raw}
+		head := indexDecoder{b: raw, strs: d.strs} // the keys copied into one chunk
+		k := head.str()
+		e.id = fileID{head.u64(), head.u64(), int64(head.u64()), int64(head.u64()), int64(head.u64())}
+		if d.strs = head.strs; d.err != nil || head.err != nil {
 			return nil, nil, false
 		}
 		entries[k] = e
@@ -1051,12 +1048,82 @@ func decodeIndex(data []byte) (entries map[string]*indexEntry, links map[string]
 	links = make(map[string]string, nl)
 	for range nl {
 		p := d.str()
-		links[p] = d.str()
+		if links[p] = d.str(); entries[links[p]] == nil {
+			d.err = errIndex // a link is written with its entry
+		}
 	}
 	if b := d.take(4); d.err != nil || len(d.b) != 0 || binary.LittleEndian.Uint32(b) != crc32.ChecksumIEEE(start[:len(start)-4]) {
 		return nil, nil, false
 	}
 	return entries, links, true
+}
+
+// decodeEntry decodes e from the bytes the file holds (e.raw), checked by
+// their CRC (the hashes by theirs when first scanned); ok is false for a
+// damaged entry. Its strings are copied into the chunk strs (one for the
+// entries of an index: a chunk each was a 32 KB allocation an entry). It
+// reads the mapped file: the caller guards it.
+func decodeEntry(e *indexEntry, strs *[]byte) bool {
+	d := indexDecoder{b: e.raw, strs: *strs}
+	defer func() { *strs = d.strs }()
+	start := d.b
+	d.str() // the key, read by decodeIndex
+	d.take(5 * 8)
+	if h := d.take(6); h != nil {
+		e.class, e.data, e.typ, e.executable = h[0], h[1], h[2], h[3] == 1
+		e.machine = binary.LittleEndian.Uint16(h[4:])
+	}
+	e.soname = d.str()
+	for _, list := range []*[]string{&e.needed, &e.rpath, &e.runpath} {
+		for range d.count(1) {
+			*list = append(*list, d.str())
+		}
+	}
+	for _, rs := range []*[]addrRange{&e.writable, &e.relro} {
+		for range d.count(2) {
+			*rs = append(*rs, addrRange{d.uvarint(), d.uvarint()})
+		}
+	}
+	nh := d.count(4)
+	if b := d.take(4); b != nil {
+		e.hashCRC = binary.LittleEndian.Uint32(b)
+	}
+	crc := crc32.ChecksumIEEE(start[:len(start)-len(d.b)])
+	e.hashes = d.take(4 * nh)
+	rest := d.b
+	e.picked = d.take(d.count(1))
+	if b := d.take(1); b != nil {
+		if b[0] > maxRecent {
+			d.err = errIndex
+		}
+		e.recent = make([]recentPicks, b[0])
+	}
+	for i := range e.recent {
+		r := &e.recent[i]
+		r.query = [2]uint64{d.u64(), d.u64()}
+		if b := d.take(4); b != nil {
+			r.init = binary.LittleEndian.Uint32(b)
+		}
+		n := d.count(1)
+		if n > 0 {
+			r.picks = make([]int, n)
+		}
+		prev := -1
+		for j := range r.picks {
+			gap := d.uvarint()
+			if gap == 0 || gap > uint64(len(e.hashes)/4) {
+				d.err = errIndex // ascending, within the table
+			}
+			prev += int(gap)
+			r.picks[j] = prev
+		}
+	}
+	b := d.take(4)
+	if d.err != nil || len(d.b) != 0 || binary.LittleEndian.Uint32(b) != crc32.Update(crc, crc32.IEEETable, rest[:len(rest)-4]) {
+		return false
+	}
+	e.raw = nil
+	return true
 }
 
 // indexDecoder reads the index's fields; past its end (a damaged file)

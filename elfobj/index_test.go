@@ -296,7 +296,7 @@ func TestIndexFile(t *testing.T) {
 // to a question asked before, which do not read them, and makes a new
 // question read the library, and the index be written anew.
 func damagedHashes(t *testing.T, path string, good []byte, m string, opt Options) {
-	entries, _, ok := decodeIndex(good)
+	entries, ok := decodeWhole(good)
 	e := entries[realPath(m)]
 	if !ok || e == nil || len(e.hashes) == 0 {
 		t.Fatal("no hashes of libm in the saved index")
@@ -329,7 +329,7 @@ func damagedHashes(t *testing.T, path string, good []byte, m string, opt Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, _, ok = decodeIndex(again)
+	entries, ok = decodeWhole(again)
 	if !ok || entries[realPath(m)] == nil || !bytes.Equal(entries[realPath(m)].hashes, e.hashes) || !entries[realPath(m)].hashesIntact() {
 		t.Error("the index was not written anew with libm's hashes as read")
 	}
@@ -386,9 +386,17 @@ func FuzzDecodeIndex(f *testing.F) {
 		if !ok {
 			return
 		}
-		// The symbols an entry holds whole are decoded when first used: a
-		// block that decodes is one written so.
-		for _, e := range entries {
+		// Entries are decoded when first asked about: one that decodes is
+		// one written so; so is a block of the symbols it holds whole.
+		for k, e := range entries {
+			raw := e.raw
+			var strs []byte
+			if !decodeEntry(e, &strs) {
+				continue
+			}
+			if again := entryFields(nil, k, e); !bytes.Equal(again, raw) {
+				t.Errorf("entry %q decodes, and is written back as %q", raw, again)
+			}
 			if picked, ok := decodePicked(e.picked); ok {
 				if again, ok := decodePicked(appendPicked(nil, picked)); !ok || !reflect.DeepEqual(again, picked) {
 					t.Errorf("picked symbols %q decode as %+v, which are written back as %+v", e.picked, picked, again)
@@ -745,4 +753,15 @@ func TestNameHashesAreTheNames(t *testing.T) {
 			}
 		}
 	}
+}
+
+// decodeWhole decodes an index file and all its entries; ok is false when
+// the file or an entry does not decode.
+func decodeWhole(data []byte) (map[string]*indexEntry, bool) {
+	entries, _, ok := decodeIndex(data)
+	var strs []byte
+	for _, e := range entries {
+		ok = ok && decodeEntry(e, &strs)
+	}
+	return entries, ok
 }
