@@ -215,3 +215,20 @@ func deepBlocks(n int) string {
 	}
 	return b.String() + strings.Repeat(" ", n) + "pass"
 }
+
+// BenchmarkReadTorch: Read of Debian's torch, as conflicts --with torch
+// reads it on a cold run.
+func BenchmarkReadTorch(b *testing.B) {
+	const dist = "/usr/lib/python3/dist-packages"
+	if _, err := os.Stat(filepath.Join(dist, "torch", "__init__.py")); err != nil {
+		b.Skip("no Debian torch here")
+	}
+	fsys := os.DirFS(dist)
+	natives := []string{"torch/lib/libtorch_global_deps.so", "torch/_C.cpython-311-x86_64-linux-gnu.so", "torch/_dl.cpython-311-x86_64-linux-gnu.so"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if plans := Read(fsys, "torch", natives); len(plans) != 1 {
+			b.Fatalf("plans: %+v", plans)
+		}
+	}
+}
