@@ -16,7 +16,6 @@
 package pyload
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -89,6 +88,7 @@ func Read(fsys fs.FS, dir string, natives []string) []Plan {
 				r.natives = append(r.natives, native{path: path.Join(name, rel), module: base})
 			}
 		}
+		r.names = indexNatives(r.natives)
 		r.importModule(nil, name)
 		plan := Plan{Package: name, Undecided: r.undecided}
 		for _, s := range r.steps {
@@ -142,7 +142,7 @@ type module struct {
 type function struct {
 	name   string
 	params []string
-	body   []*stmt
+	def    *stmt // its body built when called (stmt.block)
 	mod    *module
 }
 
@@ -177,6 +177,7 @@ type reader struct {
 	modules    map[string]*module
 	dirs       map[string]map[string]bool
 	natives    []native
+	names      nativeNames // r.natives by module name (matters)
 	files      int
 	bytes      int
 	statements int
@@ -424,49 +425,6 @@ func (r *reader) force(m *module) {
 	}
 }
 
-// triggers are the words of Python code that opens native code or
-// changes how it is opened, besides importing an extension module.
-var triggers = [][]byte{[]byte("setdlopenflags"), []byte("RTLD_GLOBAL"), []byte("CDLL"), []byte("cdll"),
-	[]byte("LoadLibrary"), []byte("PyDLL"), []byte("import_module"), []byte("__import__"), []byte("exec("),
-	[]byte("load_library")}
-
-// matters reports whether a module's source can open native code: it
-// holds a trigger word or names an extension module of the package not
-// imported yet. A module that does neither is run only when a name is
-// asked of it (a constant another module imports): reading all of torch's
-// Python to find the two imports that open its libraries would take
-// longer than everything else etlink does.
-func (r *reader) matters(src []byte) bool {
-	for _, t := range triggers {
-		if bytes.Contains(src, t) {
-			return true
-		}
-	}
-	for _, n := range r.natives {
-		if !r.opened[n.path+"\x00\x00"] && Mentions(src, n.module) {
-			return true
-		}
-	}
-	return false
-}
-
-// Mentions reports whether word occurs in src as a whole name (not a part
-// of a longer identifier).
-func Mentions(src []byte, word string) bool {
-	for i := 0; ; {
-		j := bytes.Index(src[i:], []byte(word))
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(word)
-		if (j == 0 || !isNameChar(src[j-1])) && (end == len(src) || !isNameChar(src[end])) {
-			return true
-		}
-		i = end
-	}
-}
-
 // lookup finds a name as Python would: locals, the module, builtins.
 func (r *reader) lookup(fr *frame, name string) value {
 	if fr.locals != nil {
@@ -681,7 +639,7 @@ func (r *reader) callFunction(fr *frame, fn *function, args []value, kw map[stri
 	r.depth++
 	defer func() { r.depth-- }()
 	inner := &frame{mod: fn.mod, locals: locals, caller: fr, fn: fn}
-	v, _ := r.runBody(inner, fn.body)
+	v, _ := r.runBody(inner, fn.def.block())
 	return v
 }
 

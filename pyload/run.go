@@ -30,7 +30,7 @@ func (r *reader) runBody(fr *frame, stmts []*stmt) (value, bool) {
 			}
 		case "def":
 			if len(s.toks) > 0 {
-				fn := &function{name: s.toks[0].s, params: params(s.toks), body: s.body, mod: fr.mod}
+				fn := &function{name: s.toks[0].s, params: params(s.toks), def: s, mod: fr.mod}
 				r.bind(fr, fn.name, value{fn: fn})
 			}
 		case "class":
