@@ -69,7 +69,7 @@ type nativeNames struct {
 	byName map[string][]native
 	lens   uint64    // bit n: a name of n bytes (n < 64) is in byName
 	first  [256]bool // the first bytes of those names
-	odd    []native // those whose name is no identifier: looked for with Mentions
+	odd    []native  // those whose name is no identifier: looked for with Mentions
 }
 
 func indexNatives(natives []native) nativeNames {
