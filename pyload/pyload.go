@@ -130,9 +130,9 @@ type module struct {
 	vars       map[string]value
 	// cond is the branch the module was first run in ("" by default).
 	cond string
-	// lazy is the source of a module not run yet (matters), and lazyFrom
-	// the frame that imported it.
-	lazy     []byte
+	// deferred is whether the module's run is put off (matters), and
+	// lazyFrom the frame that imported it.
+	deferred bool
 	lazyFrom *frame
 	// stars are the modules whose run was put off that this one imports
 	// every name of: read when a name is not found.
@@ -189,6 +189,7 @@ type reader struct {
 	opened     map[string]bool
 	undecided  []string
 	bounded    bool
+	buf        []byte // the source read last (read)
 }
 
 func (r *reader) note(fr *frame, format string, args ...any) {
@@ -237,7 +238,8 @@ func (r *reader) step(fr *frame, s Step) {
 	}
 }
 
-// read returns a source file's statements, within the bounds.
+// read returns a source file's bytes, within the bounds, in r.buf (valid
+// until the next read).
 func (r *reader) read(fr *frame, name string) []byte {
 	if r.files >= maxFiles || r.bytes >= maxTotalBytes {
 		if !r.bounded {
@@ -246,18 +248,10 @@ func (r *reader) read(fr *frame, name string) []byte {
 		}
 		return nil
 	}
-	f, err := r.fsys.Open(name)
-	if err != nil {
+	buf, ok := r.load(name)
+	if !ok {
 		return nil
 	}
-	defer f.Close()
-	// Read at the size the file states (io.ReadAll grows its buffer from
-	// 512 bytes: a third of reading torch's 2 MB of source was copying).
-	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 && fi.Size() <= maxFileBytes {
-		size = int(fi.Size()) + 1 // one more, to see the end
-	}
-	buf := readUpTo(f, size, maxFileBytes+1)
 	n := len(buf)
 	r.files++
 	r.bytes += n
@@ -268,10 +262,30 @@ func (r *reader) read(fr *frame, name string) []byte {
 	return buf
 }
 
-// readUpTo reads f to its end or limit bytes, into a buffer of size
-// bytes first (grown as io.ReadAll grows its own if f is longer).
-func readUpTo(f io.Reader, size, limit int) []byte {
-	buf := make([]byte, 0, min(size, limit))
+// load reads a file into r.buf, at the size the file states (io.ReadAll
+// grows its buffer from 512 bytes: a third of reading torch's 2 MB of
+// source was copying), to its end or one byte past maxFileBytes.
+func (r *reader) load(name string) ([]byte, bool) {
+	f, err := r.fsys.Open(name)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	size := 512
+	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 && fi.Size() <= maxFileBytes {
+		size = int(fi.Size()) + 1 // one more, to see the end
+	}
+	r.buf = readUpTo(f, r.buf[:0], size, maxFileBytes+1)
+	return r.buf, true
+}
+
+// readUpTo reads f to its end or limit bytes, appended to buf, whose
+// capacity is made at least size bytes first (grown as io.ReadAll grows
+// its own if f is longer).
+func readUpTo(f io.Reader, buf []byte, size, limit int) []byte {
+	if cap(buf) < min(size, limit) {
+		buf = make([]byte, 0, min(size, limit))
+	}
 	for len(buf) < limit {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -385,11 +399,11 @@ func (r *reader) list(dir string) map[string]bool {
 // has reports whether the tree holds the regular file name.
 func (r *reader) has(name string) bool { return r.list(path.Dir(name))[path.Base(name)] }
 
-func (r *reader) runSource(caller *frame, m *module, src []byte) {
+func (r *reader) runSource(caller *frame, m *module, src string) {
 	r.depth++
 	defer func() { r.depth-- }()
 	fr := &frame{mod: m, caller: caller}
-	r.run(fr, parse(string(src)))
+	r.run(fr, parse(src))
 }
 
 // runOrDefer runs a module that matters (or the package itself, always),
@@ -397,10 +411,10 @@ func (r *reader) runSource(caller *frame, m *module, src []byte) {
 func (r *reader) runOrDefer(fr *frame, m *module, always bool) {
 	src := r.read(fr, m.file)
 	if always || r.matters(src) {
-		r.runSource(fr, m, src)
+		r.runSource(fr, m, string(src))
 		return
 	}
-	m.lazy, m.lazyFrom = src, fr
+	m.deferred, m.lazyFrom = src != nil, fr
 }
 
 // settle reads a name imported from a module whose run was put off: the
@@ -416,12 +430,18 @@ func (r *reader) settle(v value) value {
 	return v
 }
 
-// force runs a module whose run was put off, now that a name is asked of it.
+// force runs a module whose run was put off, now that a name is asked of
+// it. Its source is read again: most modules put off are never run (in
+// torch, 11 of 87), and keeping each one's source cost more than reading
+// those few twice. The read counted against the bounds was the first.
 func (r *reader) force(m *module) {
-	if m.lazy != nil {
-		src := m.lazy
-		m.lazy = nil
-		r.runSource(m.lazyFrom, m, src)
+	if m.deferred {
+		m.deferred = false
+		src, _ := r.load(m.file)
+		if len(src) > maxFileBytes {
+			src = nil
+		}
+		r.runSource(m.lazyFrom, m, string(src))
 	}
 }
 
