@@ -1,20 +1,46 @@
 package pyload
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+)
 
 // triggers are the words of Python code that opens native code or
 // changes how it is opened, besides importing an extension module.
 var triggers = []string{"setdlopenflags", "RTLD_GLOBAL", "CDLL", "cdll", "LoadLibrary", "PyDLL",
 	"import_module", "__import__", "exec(", "load_library"}
 
-// triggerPairs has bit a<<8|b set for each trigger's first two bytes a, b.
-var triggerPairs = func() (bits [1 << 16 / 64]uint64) {
-	for _, t := range triggers {
-		p := uint16(t[0])<<8 | uint16(t[1])
-		bits[p/64] |= 1 << (p % 64)
-	}
-	return bits
-}()
+// What a pair of adjacent bytes a, b says (pairs[a<<8|b]): a trigger
+// starts at a, a name ends at a, a name starts at b.
+const (
+	pairTrigger = 1 << iota
+	pairEnd
+	pairStart
+)
+
+var (
+	pairsOnce sync.Once
+	pairs     *[1 << 16]uint8
+)
+
+func pairTable() *[1 << 16]uint8 {
+	pairsOnce.Do(func() {
+		pairs = new([1 << 16]uint8)
+		for p := range pairs {
+			a, b := byte(p>>8), byte(p)
+			switch {
+			case nameChars[a] && !nameChars[b]:
+				pairs[p] |= pairEnd
+			case !nameChars[a] && nameChars[b]:
+				pairs[p] |= pairStart
+			}
+		}
+		for _, t := range triggers {
+			pairs[uint16(t[0])<<8|uint16(t[1])] |= pairTrigger
+		}
+	})
+	return pairs
+}
 
 // matters reports whether a module's source can open native code: it
 // holds a trigger word or names an extension module of the package not
@@ -23,27 +49,29 @@ var triggerPairs = func() (bits [1 << 16 / 64]uint64) {
 // Python to find the two imports that open its libraries would take
 // longer than everything else etlink does.
 //
-// One pass over the source does it: every trigger starts with a name
-// character (looked for only there, where its first two bytes are a
-// trigger's), and a module name mentioned as a whole word (Mentions) is
-// a whole run of name characters.
+// One pass over the source's pairs of bytes does it: most say nothing
+// (inside a name, between names); a trigger is looked for where its first
+// two bytes are, and a module name mentioned as a whole word (Mentions)
+// is a whole name, looked up where the name ends.
 func (r *reader) matters(src []byte) bool {
-	for i := 0; i < len(src); {
-		if !nameChars[src[i]] {
-			i++
+	tab := pairTable()
+	start := 0 // where the name being read starts, if one is
+	for i := 0; i+1 < len(src); i++ {
+		f := tab[uint16(src[i])<<8|uint16(src[i+1])]
+		if f == 0 {
 			continue
 		}
-		start := i
-		for ; i < len(src) && nameChars[src[i]]; i++ {
-			if i+1 < len(src) {
-				if p := uint16(src[i])<<8 | uint16(src[i+1]); triggerPairs[p/64]&(1<<(p%64)) != 0 && triggerAt(src[i:]) {
-					return true
-				}
-			}
-		}
-		if r.names.unopened(r, src[start:i]) {
+		switch {
+		case f&pairTrigger != 0 && triggerAt(src[i:]):
+			return true
+		case f&pairStart != 0:
+			start = i + 1
+		case f&pairEnd != 0 && r.names.unopened(r, src[start:i+1]):
 			return true
 		}
+	}
+	if n := len(src); n > 0 && nameChars[src[n-1]] && r.names.unopened(r, src[start:]) {
+		return true // a name at the end
 	}
 	for _, n := range r.names.odd {
 		if !r.isOpened(n) && Mentions(src, n.module) {

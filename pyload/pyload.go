@@ -262,6 +262,11 @@ func (r *reader) read(fr *frame, name string) []byte {
 	return buf
 }
 
+// minBuffer is the least a source is read into: the buffer is reused, and
+// its pages are touched only by the sources read (torch's are at most
+// 143 KB; growing it file by file cost a megabyte).
+const minBuffer = 256 << 10
+
 // load reads a file into r.buf, at the size the file states (io.ReadAll
 // grows its buffer from 512 bytes: a third of reading torch's 2 MB of
 // source was copying), to its end or one byte past maxFileBytes.
@@ -275,7 +280,7 @@ func (r *reader) load(name string) ([]byte, bool) {
 	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 && fi.Size() <= maxFileBytes {
 		size = int(fi.Size()) + 1 // one more, to see the end
 	}
-	r.buf = readUpTo(f, r.buf[:0], size, maxFileBytes+1)
+	r.buf = readUpTo(f, r.buf[:0], max(size, minBuffer), maxFileBytes+1)
 	return r.buf, true
 }
 
