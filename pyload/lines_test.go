@@ -115,6 +115,13 @@ var mattersSeeds = []string{"import os\nx = 1\n", "from . import _C\n", "torch._
 	"myexec(x)", "exec (x)", "exec(x)", "import done", "lib-1 = 2", "lib-12", "_load_library_x", "é_C", "_Cé"}
 
 func TestMatters(t *testing.T) {
+	seen := map[string]bool{}
+	for _, w := range triggers {
+		if seen[w[:2]] {
+			t.Errorf("two triggers start with %q: matters' table of pairs tells one", w[:2])
+		}
+		seen[w[:2]] = true
+	}
 	r := testReader("_C", "done", "lib-1", "libtorch_global_deps", "")
 	for _, src := range mattersSeeds {
 		if got, want := r.matters([]byte(src)), mattersByDefinition(r, []byte(src)); got != want {

@@ -10,12 +10,13 @@ import (
 var triggers = []string{"setdlopenflags", "RTLD_GLOBAL", "CDLL", "cdll", "LoadLibrary", "PyDLL",
 	"import_module", "__import__", "exec(", "load_library"}
 
-// What a pair of adjacent bytes a, b says (pairs[a<<8|b]): a trigger
-// starts at a, a name ends at a, a name starts at b.
+// What a pair of adjacent bytes a, b says (pairs[a<<8|b]): a name ends
+// at a, a name starts at b, and in the low bits which trigger starts with
+// a, b (its index plus one; no two start alike).
 const (
-	pairTrigger = 1 << iota
-	pairEnd
-	pairStart
+	pairEnd   = 1 << 6
+	pairStart = 1 << 7
+	pairWhich = pairEnd - 1
 )
 
 var (
@@ -30,13 +31,13 @@ func pairTable() *[1 << 16]uint8 {
 			a, b := byte(p>>8), byte(p)
 			switch {
 			case nameChars[a] && !nameChars[b]:
-				pairs[p] |= pairEnd
+				pairs[p] = pairEnd
 			case !nameChars[a] && nameChars[b]:
-				pairs[p] |= pairStart
+				pairs[p] = pairStart
 			}
 		}
-		for _, t := range triggers {
-			pairs[uint16(t[0])<<8|uint16(t[1])] |= pairTrigger
+		for i, t := range triggers {
+			pairs[uint16(t[0])<<8|uint16(t[1])] |= uint8(i + 1)
 		}
 	})
 	return pairs
@@ -50,7 +51,7 @@ func pairTable() *[1 << 16]uint8 {
 // longer than everything else etlink does.
 //
 // One pass over the source's pairs of bytes does it: most say nothing
-// (inside a name, between names); a trigger is looked for where its first
+// (inside a name, between names); a trigger is compared where its first
 // two bytes are, and a module name mentioned as a whole word (Mentions)
 // is a whole name, looked up where the name ends.
 func (r *reader) matters(src []byte) bool {
@@ -61,9 +62,12 @@ func (r *reader) matters(src []byte) bool {
 		if f == 0 {
 			continue
 		}
+		if w := f & pairWhich; w != 0 {
+			if t := triggers[w-1]; len(src)-i >= len(t) && string(src[i:i+len(t)]) == t {
+				return true
+			}
+		}
 		switch {
-		case f&pairTrigger != 0 && triggerAt(src[i:]):
-			return true
 		case f&pairStart != 0:
 			start = i + 1
 		case f&pairEnd != 0 && r.names.unopened(r, src[start:i+1]):
@@ -75,16 +79,6 @@ func (r *reader) matters(src []byte) bool {
 	}
 	for _, n := range r.names.odd {
 		if !r.isOpened(n) && Mentions(src, n.module) {
-			return true
-		}
-	}
-	return false
-}
-
-// triggerAt reports whether src starts with a trigger.
-func triggerAt(src []byte) bool {
-	for _, t := range triggers {
-		if len(src) >= len(t) && string(src[:len(t)]) == t {
 			return true
 		}
 	}
