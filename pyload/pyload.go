@@ -176,6 +176,7 @@ type reader struct {
 	pkg        string // the top-level package read
 	modules    map[string]*module
 	dirs       map[string]map[string]bool
+	subdirs    map[string]map[string]bool // of each directory listed whole: what may be a directory
 	natives    []native
 	names      nativeNames // r.natives by module name (matters)
 	files      int
@@ -385,19 +386,34 @@ func (r *reader) list(dir string) map[string]bool {
 	if names, ok := r.dirs[dir]; ok {
 		return names
 	}
-	names := map[string]bool{}
-	entries, _ := fs.ReadDir(r.fsys, dir)
+	if r.dirs == nil {
+		r.dirs, r.subdirs = map[string]map[string]bool{}, map[string]map[string]bool{}
+	}
+	if subdirs, listed := r.subdirs[path.Dir(dir)]; listed && dir != "." && !subdirs[path.Base(dir)] {
+		// Its parent holds no such directory (most modules are no
+		// package), and so it holds none either.
+		r.dirs[dir], r.subdirs[dir] = nil, nil
+		return nil
+	}
+	names, subdirs := map[string]bool{}, map[string]bool{}
+	entries, err := fs.ReadDir(r.fsys, dir)
 	for _, e := range entries {
-		if e.Type().IsRegular() {
+		switch {
+		case e.Type().IsRegular():
 			names[e.Name()] = true
-		} else if e.Type()&fs.ModeSymlink != 0 && isFile(r.fsys, path.Join(dir, e.Name())) {
-			names[e.Name()] = true
+		case e.Type()&fs.ModeSymlink != 0:
+			subdirs[e.Name()] = true // or a file
+			if isFile(r.fsys, path.Join(dir, e.Name())) {
+				names[e.Name()] = true
+			}
+		default:
+			subdirs[e.Name()] = true
 		}
 	}
-	if r.dirs == nil {
-		r.dirs = map[string]map[string]bool{}
-	}
 	r.dirs[dir] = names
+	if err == nil {
+		r.subdirs[dir] = subdirs
+	}
 	return names
 }
 
