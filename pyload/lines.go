@@ -247,8 +247,8 @@ func (p *parser) peek() (logical, bool) {
 }
 
 // lazyNesting is how deep a def or class is put off (stmt.lazy): a body
-// built when called skips its own nested bodies again, so the nesting
-// bounds how often hostile source is scanned.
+// built when called skips its own nested bodies again, so hostile source
+// is scanned at most lazyNesting+1 times.
 const lazyNesting = 4
 
 // skipBody moves past the body of the def or class just read, at a block
@@ -350,7 +350,7 @@ func (p *parser) block(parent, nesting int) []*stmt {
 		}
 		if l.indent < indent {
 			break
-		}
+		} // a stray deeper line is read as part of the block
 		s := &stmt{line: l.line, toks: l.toks}
 		p.pending = p.pending[1:]
 		if t := l.toks; len(t) > 0 && t[0].kind == 'n' && compound[t[0].s] && t[len(t)-1].kind == 'o' && t[len(t)-1].s == ":" && nesting < maxBlocks {
