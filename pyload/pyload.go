@@ -263,35 +263,29 @@ func (r *reader) read(fr *frame, name string) []byte {
 	return buf
 }
 
-// minBuffer is the least a source is read into: the buffer is reused, and
-// its pages are touched only by the sources read (torch's are at most
-// 143 KB; growing it file by file cost a megabyte).
+// minBuffer is what a source is read into at first: the buffer is
+// reused, and its pages are touched only by the sources read (all but two
+// of torch's are under 150 KB; io.ReadAll's buffer, grown from 512 bytes,
+// made a third of reading torch's 2 MB of source copying).
 const minBuffer = 256 << 10
 
-// load reads a file into r.buf, at the size the file states (io.ReadAll
-// grows its buffer from 512 bytes: a third of reading torch's 2 MB of
-// source was copying), to its end or one byte past maxFileBytes.
+// load reads a file into r.buf, to its end or one byte past maxFileBytes.
 func (r *reader) load(name string) ([]byte, bool) {
 	f, err := r.fsys.Open(name)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 && fi.Size() <= maxFileBytes {
-		size = int(fi.Size()) + 1 // one more, to see the end
+	if r.buf == nil {
+		r.buf = make([]byte, 0, minBuffer)
 	}
-	r.buf = readUpTo(f, r.buf[:0], max(size, minBuffer), maxFileBytes+1)
+	r.buf = readUpTo(f, r.buf[:0], maxFileBytes+1)
 	return r.buf, true
 }
 
-// readUpTo reads f to its end or limit bytes, appended to buf, whose
-// capacity is made at least size bytes first (grown as io.ReadAll grows
-// its own if f is longer).
-func readUpTo(f io.Reader, buf []byte, size, limit int) []byte {
-	if cap(buf) < min(size, limit) {
-		buf = make([]byte, 0, min(size, limit))
-	}
+// readUpTo reads f to its end or limit bytes, appended to buf (grown as
+// io.ReadAll grows its own if f is longer than its capacity).
+func readUpTo(f io.Reader, buf []byte, limit int) []byte {
 	for len(buf) < limit {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
