@@ -263,10 +263,9 @@ func (r *reader) read(fr *frame, name string) []byte {
 	return buf
 }
 
-// minBuffer is what a source is read into at first: the buffer is
+// minBuffer is what sources are read into at first: the buffer is
 // reused, and its pages are touched only by the sources read (all but two
-// of torch's are under 150 KB; io.ReadAll's buffer, grown from 512 bytes,
-// made a third of reading torch's 2 MB of source copying).
+// of torch's are under 150 KB).
 const minBuffer = 256 << 10
 
 // load reads a file into r.buf, to its end or one byte past maxFileBytes.
@@ -279,8 +278,20 @@ func (r *reader) load(name string) ([]byte, bool) {
 	if r.buf == nil {
 		r.buf = make([]byte, 0, minBuffer)
 	}
-	r.buf = readUpTo(f, r.buf[:0], maxFileBytes+1)
-	return r.buf, true
+	limit := maxFileBytes + 1
+	buf := readUpTo(f, r.buf[:0], min(cap(r.buf), limit))
+	if n := len(buf); n == cap(buf) && n < limit {
+		// Longer than the buffer: the rest is read at the size the file
+		// states (io.ReadAll's buffer, grown from 512 bytes, made a third
+		// of reading torch's 2 MB of source copying).
+		size := 2 * n
+		if fi, err := f.Stat(); err == nil && fi.Size() >= 0 {
+			size = int(min(fi.Size()+1, int64(limit))) // one more, to see the end
+		}
+		buf = readUpTo(f, append(make([]byte, 0, max(size, n+1)), buf...), limit)
+	}
+	r.buf = buf
+	return buf, true
 }
 
 // readUpTo reads f to its end or limit bytes, appended to buf (grown as

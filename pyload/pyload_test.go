@@ -232,3 +232,27 @@ func BenchmarkReadTorch(b *testing.B) {
 		}
 	}
 }
+
+// TestLargeSources: sources longer than the reader's buffer are read
+// whole, when run at once or when run later for a name asked of them;
+// one over maxFileBytes is not read, and says so.
+func TestLargeSources(t *testing.T) {
+	pad := strings.Repeat("# "+strings.Repeat("x", 77)+"\n", 300<<10/80) // 300 KB of comment
+	fsys := fstest.MapFS{
+		"pkg/__init__.py": {Data: []byte("from . import big\nfrom .later import X\nif X:\n    from . import _d\nfrom . import huge\n")},
+		"pkg/big.py":      {Data: []byte(pad + "from . import _c\n")},
+		"pkg/later.py":    {Data: []byte(pad + "X = 1\n")},
+		"pkg/huge.py":     {Data: []byte(strings.Repeat("#\n", maxFileBytes/2+1))},
+		"pkg/_c.so":       {Data: []byte{}},
+		"pkg/_d.so":       {Data: []byte{}},
+	}
+	if len(pad) <= minBuffer {
+		t.Fatalf("the padding (%d bytes) fits the buffer", len(pad))
+	}
+	plans := Read(fsys, "pkg", natives(fsys))
+	if len(plans) != 1 {
+		t.Fatalf("plans: %+v", plans)
+	}
+	equal(t, "steps", steps(plans[0]), []string{"pkg/_c.so local", "pkg/_d.so local"})
+	equal(t, "undecided", plans[0].Undecided, []string{"pkg/__init__.py:5: pkg/huge.py is over 4194304 bytes: not read"})
+}
