@@ -429,7 +429,11 @@ func (r *reader) runSource(caller *frame, m *module, src string) {
 	r.depth++
 	defer func() { r.depth-- }()
 	fr := &frame{mod: m, caller: caller}
-	r.run(fr, parse(src))
+	stmts := parse(src)
+	if len(m.vars) == 0 {
+		m.vars = make(map[string]value, len(stmts)) // about one name a statement
+	}
+	r.run(fr, stmts)
 }
 
 // runOrDefer runs a module that matters (or the package itself, always),
