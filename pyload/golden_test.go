@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -39,14 +40,14 @@ func TestDistPackages(t *testing.T) {
 	var out strings.Builder
 	out.WriteString("# pyload.Read of each package directory of " + distPackages + " that ships .so files\n# (go test ./pyload -run TestDistPackages -update rewrites it).\n")
 	compared, stale := 0, []string{}
-	for _, dir := range nativeDirs(t) {
+	natives := soFiles(t)
+	for _, dir := range slices.Sorted(maps.Keys(natives)) {
 		rec := &recordFS{FS: os.DirFS(distPackages), names: map[string]bool{}}
-		plans := formatPlans(Read(rec, dir, soFiles(t, dir)))
-		inputs := rec.inputs()
-		fmt.Fprintf(&out, "== %s\n%s%s", dir, inputs, plans)
+		plans := formatPlans(Read(rec, dir, natives[dir]))
 		want, ok := golden[dir]
 		switch {
 		case *update:
+			fmt.Fprintf(&out, "== %s\n%s%s", dir, rec.inputs(), plans)
 		case !ok:
 			stale = append(stale, dir+" (not in the golden)")
 		case fingerprint(want.inputNames()) != want.inputs:
@@ -73,27 +74,13 @@ func TestDistPackages(t *testing.T) {
 	t.Logf("%d package directories compared", compared)
 }
 
-// nativeDirs are the package directories that ship a shared object.
-func nativeDirs(t *testing.T) []string {
-	entries, err := os.ReadDir(distPackages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && len(soFiles(t, e.Name())) > 0 {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
-// soFiles lists the .so files below dir, as slash paths in dist-packages.
-func soFiles(t *testing.T, dir string) []string {
-	var out []string
-	err := fs.WalkDir(os.DirFS(distPackages), dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".so") {
-			out = append(out, p)
+// soFiles lists the .so files below each package directory that ships
+// one, as slash paths in dist-packages.
+func soFiles(t *testing.T) map[string][]string {
+	out := map[string][]string{}
+	err := fs.WalkDir(os.DirFS(distPackages), ".", func(p string, d fs.DirEntry, err error) error {
+		if top, _, below := strings.Cut(p, "/"); err == nil && below && !d.IsDir() && strings.HasSuffix(p, ".so") {
+			out[top] = append(out[top], p)
 		}
 		return nil
 	})

@@ -263,32 +263,33 @@ func (r *reader) read(fr *frame, name string) []byte {
 	return buf
 }
 
-// minBuffer is what sources are read into at first: the buffer is
+// minBuffer is what sources are read into at least: the buffer is
 // reused, and its pages are touched only by the sources read (all but two
 // of torch's are under 150 KB).
 const minBuffer = 256 << 10
 
 // load reads a file into r.buf, to its end or one byte past maxFileBytes.
+// Reads ask for the size the file states and one byte more, to see the
+// end (io.ReadAll's buffer, grown from 512 bytes, made a third of reading
+// torch's 2 MB of source copying; asking for the whole buffer made the
+// race detector's tests mark 256 KB a read).
 func (r *reader) load(name string) ([]byte, bool) {
 	f, err := r.fsys.Open(name)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	if r.buf == nil {
-		r.buf = make([]byte, 0, minBuffer)
-	}
 	limit := maxFileBytes + 1
-	buf := readUpTo(f, r.buf[:0], min(cap(r.buf), limit))
-	if n := len(buf); n == cap(buf) && n < limit {
-		// Longer than the buffer: the rest is read at the size the file
-		// states (io.ReadAll's buffer, grown from 512 bytes, made a third
-		// of reading torch's 2 MB of source copying).
-		size := 2 * n
-		if fi, err := f.Stat(); err == nil && fi.Size() >= 0 {
-			size = int(min(fi.Size()+1, int64(limit))) // one more, to see the end
-		}
-		buf = readUpTo(f, append(make([]byte, 0, max(size, n+1)), buf...), limit)
+	size := limit
+	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 {
+		size = int(min(fi.Size()+1, int64(limit)))
+	}
+	if cap(r.buf) < size {
+		r.buf = make([]byte, 0, max(size, minBuffer))
+	}
+	buf := readUpTo(f, r.buf[:0], size)
+	if len(buf) == size && size < limit { // longer than it said
+		buf = readUpTo(f, buf, limit)
 	}
 	r.buf = buf
 	return buf, true
