@@ -16,7 +16,6 @@
 package pyload
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -89,6 +88,7 @@ func Read(fsys fs.FS, dir string, natives []string) []Plan {
 				r.natives = append(r.natives, native{path: path.Join(name, rel), module: base})
 			}
 		}
+		r.names = indexNatives(r.natives)
 		r.importModule(nil, name)
 		plan := Plan{Package: name, Undecided: r.undecided}
 		for _, s := range r.steps {
@@ -130,9 +130,9 @@ type module struct {
 	vars       map[string]value
 	// cond is the branch the module was first run in ("" by default).
 	cond string
-	// lazy is the source of a module not run yet (matters), and lazyFrom
-	// the frame that imported it.
-	lazy     []byte
+	// deferred is whether the module's run is put off (matters), and
+	// lazyFrom the frame that imported it.
+	deferred bool
 	lazyFrom *frame
 	// stars are the modules whose run was put off that this one imports
 	// every name of: read when a name is not found.
@@ -142,7 +142,7 @@ type module struct {
 type function struct {
 	name   string
 	params []string
-	body   []*stmt
+	def    *stmt // its body built when called (stmt.block)
 	mod    *module
 }
 
@@ -176,7 +176,9 @@ type reader struct {
 	pkg        string // the top-level package read
 	modules    map[string]*module
 	dirs       map[string]map[string]bool
+	subdirs    map[string]map[string]bool // of each directory listed whole: what may be a directory
 	natives    []native
+	names      nativeNames // r.natives by module name (matters)
 	files      int
 	bytes      int
 	statements int
@@ -188,6 +190,7 @@ type reader struct {
 	opened     map[string]bool
 	undecided  []string
 	bounded    bool
+	buf        []byte // the source read last (read)
 }
 
 func (r *reader) note(fr *frame, format string, args ...any) {
@@ -236,7 +239,8 @@ func (r *reader) step(fr *frame, s Step) {
 	}
 }
 
-// read returns a source file's statements, within the bounds.
+// read returns a source file's bytes, within the bounds, in r.buf (valid
+// until the next read).
 func (r *reader) read(fr *frame, name string) []byte {
 	if r.files >= maxFiles || r.bytes >= maxTotalBytes {
 		if !r.bounded {
@@ -245,18 +249,10 @@ func (r *reader) read(fr *frame, name string) []byte {
 		}
 		return nil
 	}
-	f, err := r.fsys.Open(name)
-	if err != nil {
+	buf, ok := r.load(name)
+	if !ok {
 		return nil
 	}
-	defer f.Close()
-	// Read at the size the file states (io.ReadAll grows its buffer from
-	// 512 bytes: a third of reading torch's 2 MB of source was copying).
-	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 && fi.Size() <= maxFileBytes {
-		size = int(fi.Size()) + 1 // one more, to see the end
-	}
-	buf := readUpTo(f, size, maxFileBytes+1)
 	n := len(buf)
 	r.files++
 	r.bytes += n
@@ -267,10 +263,41 @@ func (r *reader) read(fr *frame, name string) []byte {
 	return buf
 }
 
-// readUpTo reads f to its end or limit bytes, into a buffer of size
-// bytes first (grown as io.ReadAll grows its own if f is longer).
-func readUpTo(f io.Reader, size, limit int) []byte {
-	buf := make([]byte, 0, min(size, limit))
+// minBuffer is what sources are read into at least: the buffer is
+// reused, and its pages are touched only by the sources read (all but two
+// of torch's are under 150 KB).
+const minBuffer = 256 << 10
+
+// load reads a file into r.buf, to its end or one byte past maxFileBytes.
+// Reads ask for the size the file states and one byte more, to see the
+// end (io.ReadAll's buffer, grown from 512 bytes, made a third of reading
+// torch's 2 MB of source copying; asking for the whole buffer made the
+// race detector's tests mark 256 KB a read).
+func (r *reader) load(name string) ([]byte, bool) {
+	f, err := r.fsys.Open(name)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	limit := maxFileBytes + 1
+	size := limit
+	if fi, err := f.Stat(); err == nil && fi.Size() >= 0 {
+		size = int(min(fi.Size()+1, int64(limit)))
+	}
+	if cap(r.buf) < size {
+		r.buf = make([]byte, 0, max(size, minBuffer))
+	}
+	buf := readUpTo(f, r.buf[:0], size)
+	if len(buf) == size && size < limit { // longer than it said
+		buf = readUpTo(f, buf, limit)
+	}
+	r.buf = buf
+	return buf, true
+}
+
+// readUpTo reads f to its end or limit bytes, appended to buf (grown as
+// io.ReadAll grows its own if f is longer than its capacity).
+func readUpTo(f io.Reader, buf []byte, limit int) []byte {
 	for len(buf) < limit {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -365,30 +392,49 @@ func (r *reader) list(dir string) map[string]bool {
 	if names, ok := r.dirs[dir]; ok {
 		return names
 	}
-	names := map[string]bool{}
-	entries, _ := fs.ReadDir(r.fsys, dir)
+	if r.dirs == nil {
+		r.dirs, r.subdirs = map[string]map[string]bool{}, map[string]map[string]bool{}
+	}
+	if subdirs, listed := r.subdirs[path.Dir(dir)]; listed && dir != "." && !subdirs[path.Base(dir)] {
+		// Its parent holds no such directory (most modules are no
+		// package), and so it holds none either.
+		r.dirs[dir], r.subdirs[dir] = nil, nil
+		return nil
+	}
+	names, subdirs := map[string]bool{}, map[string]bool{}
+	entries, err := fs.ReadDir(r.fsys, dir)
 	for _, e := range entries {
-		if e.Type().IsRegular() {
+		switch {
+		case e.Type().IsRegular():
 			names[e.Name()] = true
-		} else if e.Type()&fs.ModeSymlink != 0 && isFile(r.fsys, path.Join(dir, e.Name())) {
-			names[e.Name()] = true
+		case e.Type()&fs.ModeSymlink != 0:
+			subdirs[e.Name()] = true // or a file
+			if isFile(r.fsys, path.Join(dir, e.Name())) {
+				names[e.Name()] = true
+			}
+		default:
+			subdirs[e.Name()] = true
 		}
 	}
-	if r.dirs == nil {
-		r.dirs = map[string]map[string]bool{}
-	}
 	r.dirs[dir] = names
+	if err == nil {
+		r.subdirs[dir] = subdirs
+	}
 	return names
 }
 
 // has reports whether the tree holds the regular file name.
 func (r *reader) has(name string) bool { return r.list(path.Dir(name))[path.Base(name)] }
 
-func (r *reader) runSource(caller *frame, m *module, src []byte) {
+func (r *reader) runSource(caller *frame, m *module, src string) {
 	r.depth++
 	defer func() { r.depth-- }()
 	fr := &frame{mod: m, caller: caller}
-	r.run(fr, parse(string(src)))
+	stmts := parse(src)
+	if len(m.vars) == 0 {
+		m.vars = make(map[string]value, len(stmts)) // about one name a statement
+	}
+	r.run(fr, stmts)
 }
 
 // runOrDefer runs a module that matters (or the package itself, always),
@@ -396,10 +442,10 @@ func (r *reader) runSource(caller *frame, m *module, src []byte) {
 func (r *reader) runOrDefer(fr *frame, m *module, always bool) {
 	src := r.read(fr, m.file)
 	if always || r.matters(src) {
-		r.runSource(fr, m, src)
+		r.runSource(fr, m, string(src))
 		return
 	}
-	m.lazy, m.lazyFrom = src, fr
+	m.deferred, m.lazyFrom = src != nil, fr
 }
 
 // settle reads a name imported from a module whose run was put off: the
@@ -415,55 +461,18 @@ func (r *reader) settle(v value) value {
 	return v
 }
 
-// force runs a module whose run was put off, now that a name is asked of it.
+// force runs a module whose run was put off, now that a name is asked of
+// it. Its source is read again: most modules put off are never run (in
+// torch, 11 of 87), and keeping each one's source cost more than reading
+// those few twice. The read counted against the bounds was the first.
 func (r *reader) force(m *module) {
-	if m.lazy != nil {
-		src := m.lazy
-		m.lazy = nil
-		r.runSource(m.lazyFrom, m, src)
-	}
-}
-
-// triggers are the words of Python code that opens native code or
-// changes how it is opened, besides importing an extension module.
-var triggers = [][]byte{[]byte("setdlopenflags"), []byte("RTLD_GLOBAL"), []byte("CDLL"), []byte("cdll"),
-	[]byte("LoadLibrary"), []byte("PyDLL"), []byte("import_module"), []byte("__import__"), []byte("exec("),
-	[]byte("load_library")}
-
-// matters reports whether a module's source can open native code: it
-// holds a trigger word or names an extension module of the package not
-// imported yet. A module that does neither is run only when a name is
-// asked of it (a constant another module imports): reading all of torch's
-// Python to find the two imports that open its libraries would take
-// longer than everything else etlink does.
-func (r *reader) matters(src []byte) bool {
-	for _, t := range triggers {
-		if bytes.Contains(src, t) {
-			return true
+	if m.deferred {
+		m.deferred = false
+		src, _ := r.load(m.file)
+		if len(src) > maxFileBytes {
+			src = nil
 		}
-	}
-	for _, n := range r.natives {
-		if !r.opened[n.path+"\x00\x00"] && Mentions(src, n.module) {
-			return true
-		}
-	}
-	return false
-}
-
-// Mentions reports whether word occurs in src as a whole name (not a part
-// of a longer identifier).
-func Mentions(src []byte, word string) bool {
-	for i := 0; ; {
-		j := bytes.Index(src[i:], []byte(word))
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(word)
-		if (j == 0 || !isNameChar(src[j-1])) && (end == len(src) || !isNameChar(src[end])) {
-			return true
-		}
-		i = end
+		r.runSource(m.lazyFrom, m, string(src))
 	}
 }
 
@@ -681,7 +690,7 @@ func (r *reader) callFunction(fr *frame, fn *function, args []value, kw map[stri
 	r.depth++
 	defer func() { r.depth-- }()
 	inner := &frame{mod: fn.mod, locals: locals, caller: fr, fn: fn}
-	v, _ := r.runBody(inner, fn.body)
+	v, _ := r.runBody(inner, fn.def.block())
 	return v
 }
 

@@ -215,3 +215,44 @@ func deepBlocks(n int) string {
 	}
 	return b.String() + strings.Repeat(" ", n) + "pass"
 }
+
+// BenchmarkReadTorch: Read of Debian's torch, as conflicts --with torch
+// reads it on a cold run.
+func BenchmarkReadTorch(b *testing.B) {
+	const dist = "/usr/lib/python3/dist-packages"
+	if _, err := os.Stat(filepath.Join(dist, "torch", "__init__.py")); err != nil {
+		b.Skip("no Debian torch here")
+	}
+	fsys := os.DirFS(dist)
+	natives := []string{"torch/lib/libtorch_global_deps.so", "torch/_C.cpython-311-x86_64-linux-gnu.so", "torch/_dl.cpython-311-x86_64-linux-gnu.so"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if plans := Read(fsys, "torch", natives); len(plans) != 1 {
+			b.Fatalf("plans: %+v", plans)
+		}
+	}
+}
+
+// TestLargeSources: sources longer than the reader's buffer are read
+// whole, when run at once or when run later for a name asked of them;
+// one over maxFileBytes is not read, and says so.
+func TestLargeSources(t *testing.T) {
+	pad := strings.Repeat("# "+strings.Repeat("x", 77)+"\n", 300<<10/80) // 300 KB of comment
+	fsys := fstest.MapFS{
+		"pkg/__init__.py": {Data: []byte("from . import big\nfrom .later import X\nif X:\n    from . import _d\nfrom . import huge\n")},
+		"pkg/big.py":      {Data: []byte(pad + "from . import _c\n")},
+		"pkg/later.py":    {Data: []byte(pad + "X = 1\n")},
+		"pkg/huge.py":     {Data: []byte(strings.Repeat("#\n", maxFileBytes/2+1))},
+		"pkg/_c.so":       {Data: []byte{}},
+		"pkg/_d.so":       {Data: []byte{}},
+	}
+	if len(pad) <= minBuffer {
+		t.Fatalf("the padding (%d bytes) fits the buffer", len(pad))
+	}
+	plans := Read(fsys, "pkg", natives(fsys))
+	if len(plans) != 1 {
+		t.Fatalf("plans: %+v", plans)
+	}
+	equal(t, "steps", steps(plans[0]), []string{"pkg/_c.so local", "pkg/_d.so local"})
+	equal(t, "undecided", plans[0].Undecided, []string{"pkg/__init__.py:5: pkg/huge.py is over 4194304 bytes: not read"})
+}

@@ -30,7 +30,7 @@ func (r *reader) runBody(fr *frame, stmts []*stmt) (value, bool) {
 			}
 		case "def":
 			if len(s.toks) > 0 {
-				fn := &function{name: s.toks[0].s, params: params(s.toks), body: s.body, mod: fr.mod}
+				fn := &function{name: s.toks[0].s, params: params(s.toks), def: s, mod: fr.mod}
 				r.bind(fr, fn.name, value{fn: fn})
 			}
 		case "class":
@@ -210,7 +210,7 @@ func (r *reader) fromStmt(fr *frame, toks []tok) {
 	for _, item := range splitTop(names, ",") {
 		name, alias := dottedName(item)
 		if len(item) == 1 && item[0].kind == 'o' && item[0].s == "*" {
-			if base.mod != nil && base.mod.lazy != nil && fr.locals == nil {
+			if base.mod != nil && base.mod.deferred && fr.locals == nil {
 				fr.mod.stars = append(fr.mod.stars, base.mod) // its names read when asked
 				continue
 			}
@@ -242,7 +242,7 @@ func (r *reader) fromStmt(fr *frame, toks []tok) {
 				r.bind(fr, alias, sub)
 				continue
 			}
-			if base.mod.lazy != nil {
+			if base.mod.deferred {
 				// A name of a module whose run was put off: run it when
 				// the name is read.
 				r.bind(fr, alias, value{later: &lateName{base.mod, name}})
