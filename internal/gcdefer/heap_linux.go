@@ -1,8 +1,10 @@
 package gcdefer
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -25,6 +27,9 @@ import (
 const hugeHeapSize = Limit / 4 * 3
 
 func hugeHeap() {
+	if !thpAdvised(thpSetting()) {
+		return // the advice would change nothing, and the collection cost 1 to 2 ms
+	}
 	old := debug.SetGCPercent(-1) // no collection while it is grown
 	b := make([]byte, hugeHeapSize)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
@@ -37,4 +42,21 @@ func hugeHeap() {
 	runtime.KeepAlive(b)
 	runtime.GC() // frees it: the allocations to come reuse its pages
 	debug.SetGCPercent(old)
+}
+
+// thpSetting is the kernel's transparent huge page policy, as sysfs
+// shows it ("always [madvise] never"), "" without one.
+func thpSetting() string {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// thpAdvised reports whether memory advised MADV_HUGEPAGE gets huge pages
+// under the policy setting: the one chosen (in brackets) is always or
+// madvise.
+func thpAdvised(setting string) bool {
+	return strings.Contains(setting, "[always]") || strings.Contains(setting, "[madvise]")
 }

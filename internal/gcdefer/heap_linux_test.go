@@ -13,8 +13,8 @@ import (
 // memory advised for huge pages (VmFlags "hg" in /proc/self/smaps), not
 // in a fresh mapping of the runtime's.
 func TestHeapAdvisedHuge(t *testing.T) {
-	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage"); err != nil {
-		t.Skip("a kernel without transparent huge pages: MADV_HUGEPAGE is refused")
+	if !thpAdvised(thpSetting()) {
+		t.Skipf("transparent huge pages not given to advised memory here (%q): the heap is left as it is", thpSetting())
 	}
 	hugeHeap()
 	for _, size := range []int{64 << 10, 4 << 20} {
@@ -55,4 +55,19 @@ func vmFlags(t *testing.T, p uintptr) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// TestTHPPolicy: huge pages are asked for only where the kernel's policy
+// gives them to memory that asks.
+func TestTHPPolicy(t *testing.T) {
+	for setting, want := range map[string]bool{
+		"always [madvise] never\n": true,
+		"[always] madvise never\n": true,
+		"always madvise [never]\n": false,
+		"":                         false, // no sysfs file: no THP
+	} {
+		if got := thpAdvised(setting); got != want {
+			t.Errorf("thpAdvised(%q) = %v, want %v", setting, got, want)
+		}
+	}
 }
