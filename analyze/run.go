@@ -20,19 +20,13 @@ import (
 
 var gcOnce sync.Once
 
-// BeginProcess puts the run's memory plan in place (internal/gcdefer: the
-// heap on huge pages, the collector held back until the run has allocated
-// enough for a collection to pay), once a process. A command calls it
-// before it parses its flags: the one collection it makes then sweeps
-// little (a third less than after the flags and the configuration).
-func BeginProcess() { gcOnce.Do(gcdefer.Start) }
-
 // BeginRun starts a run charged to b: the names demangled from now on are
 // charged to it, none remembered from before (demangle's counts are the
-// process's); BeginProcess if the command did not. The command calls it
+// process's), and the collector is held back until the run has allocated
+// enough for a collection to pay, once a process. The command calls it
 // again when the configuration sets the budget.
 func BeginRun(b *budget.Budget) {
-	BeginProcess()
+	gcOnce.Do(gcdefer.Start)
 	demangle.UseBudget(b)
 }
 
@@ -72,11 +66,18 @@ type Lookup struct {
 	opened bool
 }
 
-// StartLookup narrows the run to one processor until it reads.
+// StartLookup narrows the run to one processor until it reads, and puts
+// the heap it allocates in on huge pages (gcdefer.HugeHeap), once a
+// process. A command calls it before it parses its flags (and so before
+// BeginRun): the one collection that takes then sweeps little (a third
+// less than after the flags and the configuration).
 func StartLookup() *Lookup {
 	procs.Narrow()
+	hugeOnce.Do(gcdefer.HugeHeap)
 	return &Lookup{}
 }
+
+var hugeOnce sync.Once
 
 // Index is the library index kept in the cache directory, opened at the
 // first call (it is read while the session reads what comes before the

@@ -56,14 +56,14 @@ func runCheck(c *command, a *app, args []string) int {
 	out := findingOutput()
 	var pf peerFlags
 	var libPath string
+	a.lookup = analyze.StartLookup() // before the flags: see StartLookup
+	defer a.lookup.End()
 	fs, failOn, code, ok := c.parseReporting(a, args, out, &pf, flagFunc(func(fs *pflag.FlagSet) {
 		fs.StringVar(&libPath, "library-path", "", "directories searched as LD_LIBRARY_PATH would be (colon-separated)")
 	}))
 	if !ok {
 		return code
 	}
-	a.lookup = analyze.StartLookup()
-	defer a.lookup.End()
 	several := len(packages(fs.Args())) > 1
 	opt := analyze.Options{Package: true}
 	if libPath != "" {

@@ -140,12 +140,12 @@ func (a *app) report(cmd string, paths []string, pf *peerFlags, out *outputFlags
 func runConflicts(c *command, a *app, args []string) int {
 	out := findingOutput()
 	var pf peerFlags
+	a.lookup = analyze.StartLookup() // before the flags: see StartLookup
+	defer a.lookup.End()
 	fs, failOn, code, ok := c.parseReporting(a, args, out, &pf)
 	if !ok {
 		return code
 	}
-	a.lookup = analyze.StartLookup()
-	defer a.lookup.End()
 	if fs.NArg() > 0 && len(pf.with) == 0 {
 		a.Notef("no --with: checking duplicates inside the wheel only (ET302)")
 	}

@@ -72,7 +72,6 @@ func (f flagFunc) register(fs *pflag.FlagSet) { f(fs) }
 // parses args and validates the output flags. ok is false when the command
 // must stop with code.
 func (c *command) parseReporting(a *app, args []string, out *outputFlags, extra ...registrar) (fs *pflag.FlagSet, failOn finding.Severity, code int, ok bool) {
-	analyze.BeginProcess()
 	fs = c.flags(a)
 	for _, e := range extra {
 		e.register(fs)

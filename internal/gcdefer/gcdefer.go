@@ -17,19 +17,32 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 // Limit is the heap a run may reach before its first collection: above
 // what a conflicts or check run allocates, so that all of it fits in the
-// part hugeHeap advises (three quarters of it; 32 MB left cold runs and
+// part HugeHeap advises (three quarters of it; 32 MB left cold runs and
 // thousands of conflicts a fifth on 4 KB pages, 10% of their CPU time).
 const Limit = 64 << 20
 
-// Start puts the heap on huge pages (hugeHeap), then defers the first
-// collection to Limit, unless the environment sets GOGC or GOMEMLIMIT
-// (then the user's choice stands).
+// started says Start ran: HugeHeap's collection would end its deferral.
+var started atomic.Bool
+
+// HugeHeap puts the heap a run allocates in on huge pages (hugeHeap), for
+// a run that allocates tens of megabytes (conflicts, check); a small one
+// (lint of a CMakeLists.txt) would pay its collection for little. It must
+// come before Start, and does nothing after it.
+func HugeHeap() {
+	if !started.Load() {
+		hugeHeap()
+	}
+}
+
+// Start defers the first collection to Limit, unless the environment sets
+// GOGC or GOMEMLIMIT (then the user's choice stands).
 func Start() {
-	hugeHeap()
+	started.Store(true)
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}

@@ -55,3 +55,17 @@ func TestUserChoiceStands(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeHeapAfterStartDoesNothing: once the collector is held back, the
+// huge heap's collection would end the deferral: HugeHeap leaves it.
+func TestHugeHeapAfterStartDoesNothing(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer restore()
+	Start()
+	HugeHeap()
+	time.Sleep(50 * time.Millisecond) // the cleanup would run on its own goroutine
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("after Start then HugeHeap, GC percent %d: a collection ended the deferral", p)
+	}
+}
