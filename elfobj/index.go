@@ -393,8 +393,8 @@ func (x *Index) storePicked(real string, id fileID, picked []pickedSymbol) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	e := x.entry(real)
-	if e == nil || e.id != id {
+	e := x.entry(real, id)
+	if e == nil {
 		return
 	}
 	// What the entry held (a damaged block, none: the file was read).
@@ -529,12 +529,8 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	}
 	<-x.loaded
 	x.mu.Lock()
-	e := x.entries[real]
-	if e == nil || e.id != id {
-		x.mu.Unlock()
-		return nil, nil, false
-	}
-	if e = x.entry(real); e == nil { // damaged
+	e := x.entry(real, id)
+	if e == nil {
 		x.mu.Unlock()
 		return nil, nil, false
 	}
@@ -576,12 +572,16 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	return o, nil, true
 }
 
-// entry is real's entry decoded (decodeEntry), nil when there is none or
-// it is damaged: then it is dropped, the library read and learnt again.
-// x.mu is held.
-func (x *Index) entry(real string) *indexEntry {
+// entry is real's entry for the file identified by id, decoded
+// (decodeEntry); nil when there is none for that file (one of another
+// version is not decoded) or it is damaged: then it is dropped, the
+// library read and learnt again. x.mu is held.
+func (x *Index) entry(real string, id fileID) *indexEntry {
 	e := x.entries[real]
-	if e == nil || e.raw == nil {
+	if e == nil || e.id != id {
+		return nil
+	}
+	if e.raw == nil {
 		return e
 	}
 	if ok, intact := guarded(func() (bool, bool) { return decodeEntry(e, &x.strs), true }); !ok || !intact {

@@ -145,13 +145,13 @@ func (s *Store) PutLinks(key string, v any, paths, links []string) {
 	r := record{Key: key}
 	racy := time.Now().Add(-keepfile.Racy).UnixNano()
 	slices.Sort(paths)
-	paths = slices.Compact(paths)
+	slices.Sort(links)
+	paths, links = slices.Compact(paths), slices.Compact(links)
 	for _, set := range []struct {
 		paths []string
 		of    func(string) Witness
 	}{{paths, WitnessOf}, {links, LinkWitnessOf}} {
-		slices.Sort(set.paths)
-		for _, p := range slices.Compact(set.paths) {
+		for _, p := range set.paths {
 			w := set.of(p)
 			if w.Mtime > racy || w.Changed > racy {
 				return
