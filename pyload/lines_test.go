@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -112,29 +113,49 @@ func testReader(natives ...string) *reader {
 }
 
 var mattersSeeds = []string{"import os\nx = 1\n", "from . import _C\n", "torch._C.foo", "_Cx = 1", "x_C = 1", "ctypes.CDLL(p)",
-	"myexec(x)", "exec (x)", "exec(x)", "import done", "lib-1 = 2", "lib-12", "_load_library_x", "é_C", "_Cé"}
+	"myexec(x)", "exec (x)", "exec(x)", "import done", "lib-1 = 2", "lib-12", "_load_library_x", "é_C", "_Cé",
+	"CDLLL", "cdcdll", "exexec(", "libbar", "libbarb", "blibbar", "x.libbar()", "LL", "LLL", "xLL", "libbar=load_library"}
 
+// TestMatters: matters says what its definition says, also once a native
+// module is imported (its name then matters no more).
 func TestMatters(t *testing.T) {
-	seen := map[string]bool{}
-	for _, w := range triggers {
-		if seen[w[:2]] {
-			t.Errorf("two triggers start with %q: matters' table of pairs tells one", w[:2])
+	r := testReader("_C", "done", "lib-1", "libtorch_global_deps", "", "libbar", "LL")
+	srcs := slices.Clone(mattersSeeds)
+	// Each word at each offset of a block of eight, at the end, in a name.
+	for _, w := range append([]string{"_C", "libbar", "cdll", "exec("}, triggers...) {
+		for pad := range 18 {
+			for _, around := range []string{" ", "x"} {
+				srcs = append(srcs, strings.Repeat(around, pad)+w, strings.Repeat(" ", pad)+w+around+"\n# a comment")
+			}
 		}
-		seen[w[:2]] = true
 	}
-	r := testReader("_C", "done", "lib-1", "libtorch_global_deps", "")
-	for _, src := range mattersSeeds {
-		if got, want := r.matters([]byte(src)), mattersByDefinition(r, []byte(src)); got != want {
-			t.Errorf("matters(%q) = %v, want %v", src, got, want)
+	for _, opened := range []string{"", "pkg/_C.so", "pkg/libbar.so"} {
+		r.opened[opened+"\x00\x00"] = true
+		for _, src := range srcs {
+			if got, want := r.matters([]byte(src)), mattersByDefinition(r, []byte(src)); got != want {
+				t.Errorf("%s opened: matters(%q) = %v, want %v", opened, src, got, want)
+			}
 		}
 	}
 }
 
-// TestMattersTorch: the same over every file of Debian's torch.
+// TestMattersTorch: the same over every file of Debian's torch, with the
+// names of its shared objects.
 func TestMattersTorch(t *testing.T) {
 	testenv.NeedFiles(t, distPackages+"/torch/__init__.py")
-	r := testReader("_C", "_dl", "libtorch_global_deps")
 	fsys := os.DirFS(distPackages)
+	natives := []string{"_dl"}
+	fs.WalkDir(fsys, "torch", func(p string, d fs.DirEntry, err error) error {
+		if name, ok := strings.CutSuffix(p, ".so"); ok && err == nil {
+			base, _, _ := strings.Cut(path.Base(name), ".")
+			natives = append(natives, base)
+		}
+		return nil
+	})
+	if len(natives) < 4 {
+		t.Fatalf("natives: %q", natives)
+	}
+	r := testReader(natives...)
 	yes := 0
 	fs.WalkDir(fsys, "torch", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.HasSuffix(p, ".py") {
@@ -159,7 +180,7 @@ func FuzzMatters(f *testing.F) {
 	for _, s := range mattersSeeds {
 		f.Add(s)
 	}
-	r := testReader("_C", "done", "lib-1", "x")
+	r := testReader("_C", "done", "lib-1", "x", "libbar", "LL")
 	f.Fuzz(func(t *testing.T, src string) {
 		if got, want := r.matters([]byte(src)), mattersByDefinition(r, []byte(src)); got != want {
 			t.Errorf("matters(%q) = %v, want %v", src, got, want)

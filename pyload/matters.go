@@ -2,7 +2,8 @@ package pyload
 
 import (
 	"bytes"
-	"sync"
+	"encoding/binary"
+	"strings"
 )
 
 // triggers are the words of Python code that opens native code or
@@ -10,72 +11,15 @@ import (
 var triggers = []string{"setdlopenflags", "RTLD_GLOBAL", "CDLL", "cdll", "LoadLibrary", "PyDLL",
 	"import_module", "__import__", "exec(", "load_library"}
 
-// What a pair of adjacent bytes a, b says (pairs[a<<8|b]): a name ends
-// at a, a name starts at b, and in the low bits which trigger starts with
-// a, b (its index plus one; no two start alike).
-const (
-	pairEnd   = 1 << 6
-	pairStart = 1 << 7
-	pairWhich = pairEnd - 1
-)
-
-var (
-	pairsOnce sync.Once
-	pairs     *[1 << 16]uint8
-)
-
-func pairTable() *[1 << 16]uint8 {
-	pairsOnce.Do(func() {
-		pairs = new([1 << 16]uint8)
-		for p := range pairs {
-			a, b := byte(p>>8), byte(p)
-			switch {
-			case nameChars[a] && !nameChars[b]:
-				pairs[p] = pairEnd
-			case !nameChars[a] && nameChars[b]:
-				pairs[p] = pairStart
-			}
-		}
-		for i, t := range triggers {
-			pairs[uint16(t[0])<<8|uint16(t[1])] |= uint8(i + 1)
-		}
-	})
-	return pairs
-}
-
 // matters reports whether a module's source can open native code: it
 // holds a trigger word or names an extension module of the package not
 // imported yet. A module that does neither is run only when a name is
 // asked of it (a constant another module imports): reading all of torch's
 // Python to find the two imports that open its libraries would take
 // longer than everything else etlink does.
-//
-// One pass over the source's pairs of bytes does it: most say nothing
-// (inside a name, between names); a trigger is compared where its first
-// two bytes are, and a module name mentioned as a whole word (Mentions)
-// is a whole name, looked up where the name ends.
 func (r *reader) matters(src []byte) bool {
-	tab := pairTable()
-	start := 0 // where the name being read starts, if one is
-	for i := 0; i+1 < len(src); i++ {
-		f := tab[uint16(src[i])<<8|uint16(src[i+1])]
-		if f == 0 {
-			continue
-		}
-		if w := f & pairWhich; w != 0 {
-			if t := triggers[w-1]; len(src)-i >= len(t) && string(src[i:i+len(t)]) == t {
-				return true
-			}
-		}
-		switch {
-		case f&pairStart != 0:
-			start = i + 1
-		case f&pairEnd != 0 && r.names.unopened(r, src[start:i+1]):
-			return true
-		}
-	}
-	if n := len(src); n > 0 && nameChars[src[n-1]] && r.names.unopened(r, src[start:]) {
-		return true // a name at the end
+	if r.names.words(r).in(src) {
+		return true
 	}
 	for _, n := range r.names.odd {
 		if !r.isOpened(n) && Mentions(src, n.module) {
@@ -85,25 +29,137 @@ func (r *reader) matters(src []byte) bool {
 	return false
 }
 
+// word is one word matters looks for, found by its two bytes from at.
+type word struct {
+	s     string
+	at    int
+	whole bool // a module's name, a whole name only; a trigger anywhere
+}
+
+// wordSet finds any of its words in a source: each word by the pair of
+// its adjacent bytes least common in Python source, the source's pairs
+// tested against a table of those eight at a time (one load), a word
+// compared only where its pair is (a few times in a thousand bytes).
+// A pass that decided at every byte whether a name ends there took a
+// quarter of reading torch; searching each word by its rarest byte
+// (bytes.IndexByte) as long, for the words of common letters only
+// (import_module, cdll, libtorch).
+type wordSet struct {
+	pairs  *[1 << 16]bool    // by the pair's bytes as binary.LittleEndian.Uint16 reads them
+	byPair map[uint16][]word // the words found by each pair
+}
+
+func pairOf(s string, at int) uint16 { return uint16(s[at]) | uint16(s[at+1])<<8 }
+
+// add adds a word of two bytes or more.
+func (ws *wordSet) add(w word) {
+	best := -1
+	for i := 0; i+1 < len(w.s); i++ {
+		if sc := pairScore(w.s[i : i+2]); sc > best {
+			w.at, best = i, sc
+		}
+	}
+	p := pairOf(w.s, w.at)
+	ws.pairs[p] = true
+	ws.byPair[p] = append(ws.byPair[p], w)
+}
+
+// clear empties the set, keeping its table.
+func (ws *wordSet) clear() {
+	for p := range ws.byPair {
+		ws.pairs[p] = false
+	}
+	clear(ws.byPair)
+}
+
+// in reports whether one of the words occurs in src.
+func (ws *wordSet) in(src []byte) bool {
+	pairs := ws.pairs
+	i := 0
+	for ; i+9 <= len(src); i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:]) // the pairs at i, i+2, ...
+		y := x>>8 | uint64(src[i+8])<<56         // at i+1, i+3, ...
+		if pairs[uint16(x)] || pairs[uint16(x>>16)] || pairs[uint16(x>>32)] || pairs[uint16(x>>48)] ||
+			pairs[uint16(y)] || pairs[uint16(y>>16)] || pairs[uint16(y>>32)] || pairs[uint16(y>>48)] {
+			if ws.at(src, i, i+8) {
+				return true
+			}
+		}
+	}
+	return ws.at(src, i, len(src)-1)
+}
+
+// at reports whether a word occurs with its pair at i up to j.
+func (ws *wordSet) at(src []byte, i, j int) bool {
+	for ; i < j; i++ {
+		p := binary.LittleEndian.Uint16(src[i:])
+		if !ws.pairs[p] {
+			continue
+		}
+		for _, w := range ws.byPair[p] {
+			start, end := i-w.at, i-w.at+len(w.s)
+			if start < 0 || end > len(src) || string(src[start:end]) != w.s {
+				continue
+			}
+			if !w.whole || (start == 0 || !isNameChar(src[start-1])) && (end == len(src) || !isNameChar(src[end])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// commonPairs are the commonest pairs of name bytes in Python source,
+// the commonest first, and commonBytes its bytes of names so (both
+// counted over torch's 15 MB of it): a word is found by its pair that is
+// not listed, the one of the rarest bytes among those.
+const (
+	commonPairs = "orinonreseeratteenarstdetolethalestirapenselchanutheetismeednte_amt_iorocondasdiodtarccenetr" +
+		"itsosiimnalftyctypngicpumpounomaulpafolaefrt_sunadncurplhamo_triloeclid_ifporgcatuacaps_gernnpvezessllomts_" +
+		"iizopexote(duuegreaigkeprilrsgs_clsfir__aup_d_fofbeNo_psu"
+	commonBytes = "etrasonil_dpcumfh(gybwvkTxN1zC0EISDAPqR2OFLMU3VB46GH5W8K79YXQJZ"
+)
+
+// pairScore is how rare a pair of bytes is: the higher, the rarer.
+func pairScore(p string) int {
+	for k := 0; k < len(commonPairs); k += 2 {
+		if commonPairs[k:k+2] == p {
+			return k / 2
+		}
+	}
+	return len(commonPairs)/2 + byteScore(p[0]) + byteScore(p[1])
+}
+
+func byteScore(c byte) int {
+	if k := strings.IndexByte(commonBytes, c); k >= 0 {
+		return k
+	}
+	return len(commonBytes) // rarer than any listed
+}
+
 // nativeNames are the package's native modules by the name an import
-// gives them, for matters to look each name of a source up.
+// gives them, and the words matters looks for.
 type nativeNames struct {
 	byName map[string][]native
-	lens   uint64    // bit n: a name of n bytes (n < 64) is in byName
-	first  [256]bool // the first bytes of those names
-	odd    []native  // those whose name is no identifier: looked for with Mentions
+	order  []string // byName's names, in the natives' order
+	odd    []native // those whose name is no identifier or one byte: looked for with Mentions
+	// set holds the triggers and the names not imported when it was made,
+	// with len(r.opened) then: a name is dropped once imported.
+	set    wordSet
+	opened int
 }
 
 func indexNatives(natives []native) nativeNames {
-	ix := nativeNames{byName: map[string][]native{}}
+	ix := nativeNames{byName: map[string][]native{}, opened: -1}
 	for _, n := range natives {
-		if len(n.module) == 0 || len(n.module) >= 64 || !isName(n.module) {
+		if len(n.module) < 2 || !isName(n.module) {
 			ix.odd = append(ix.odd, n)
 			continue
 		}
+		if ix.byName[n.module] == nil {
+			ix.order = append(ix.order, n.module)
+		}
 		ix.byName[n.module] = append(ix.byName[n.module], n)
-		ix.lens |= 1 << len(n.module)
-		ix.first[n.module[0]] = true
 	}
 	return ix
 }
@@ -117,12 +173,30 @@ func isName(s string) bool {
 	return true
 }
 
-// unopened reports whether name is a native module's not imported yet.
-func (ix *nativeNames) unopened(r *reader, name []byte) bool {
-	if len(name) >= 64 || ix.lens&(1<<len(name)) == 0 || !ix.first[name[0]] {
-		return false
+// words is the set of the triggers and the names not imported yet.
+func (ix *nativeNames) words(r *reader) *wordSet {
+	if ix.opened == len(r.opened) {
+		return &ix.set
 	}
-	for _, n := range ix.byName[string(name)] {
+	ix.opened = len(r.opened)
+	if ix.set.pairs == nil {
+		ix.set = wordSet{pairs: new([1 << 16]bool), byPair: map[uint16][]word{}}
+	}
+	ix.set.clear()
+	for _, t := range triggers {
+		ix.set.add(word{s: t})
+	}
+	for _, name := range ix.order {
+		if ix.unopened(r, name) {
+			ix.set.add(word{s: name, whole: true})
+		}
+	}
+	return &ix.set
+}
+
+// unopened reports whether name is a native module's not imported yet.
+func (ix *nativeNames) unopened(r *reader, name string) bool {
+	for _, n := range ix.byName[name] {
 		if !r.isOpened(n) {
 			return true
 		}
