@@ -14,6 +14,7 @@ import (
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/internal/cachedir"
 	"github.com/etlink/etlink/internal/memo"
+	"github.com/etlink/etlink/internal/sysfile"
 	"github.com/etlink/etlink/pyload"
 )
 
@@ -86,7 +87,7 @@ func readPlans(fsys fs.FS, dir string, natives []string) []pyload.Plan {
 	if planStore.Get(key, &plans) {
 		return plans
 	}
-	rec := &recordingFS{FS: fsys}
+	rec := &recordingFS{dirFS: root}
 	plans = pyload.Read(rec, dir, natives)
 	paths := make([]string, 0, len(rec.names))
 	for n := range rec.names {
@@ -96,23 +97,51 @@ func readPlans(fsys fs.FS, dir string, natives []string) []pyload.Plan {
 	return plans
 }
 
-// dirFS is a directory tree for pyload, by its root.
+// dirFS is a directory tree for pyload, by its root: its directories
+// listed by os.ReadDir and its files read by sysfile.Append, neither
+// through an os.File.
 type dirFS string
 
 func (d dirFS) Open(name string) (fs.File, error) { return os.DirFS(string(d)).Open(name) }
 
-// recordingFS is a file system that notes every name opened in it.
+func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	return os.DirFS(string(d)).(fs.ReadDirFS).ReadDir(name)
+}
+
+func (d dirFS) AppendFile(name string, buf []byte, limit int) ([]byte, error) {
+	if !fs.ValidPath(name) || d == "" {
+		return buf, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return sysfile.Append(filepath.Join(string(d), filepath.FromSlash(name)), buf, limit)
+}
+
+// recordingFS is a directory tree that notes every name opened, listed or
+// read in it.
 type recordingFS struct {
-	fs.FS
+	dirFS
 	names map[string]bool
 }
 
-func (r *recordingFS) Open(name string) (fs.File, error) {
+func (r *recordingFS) note(name string) {
 	if r.names == nil {
 		r.names = map[string]bool{}
 	}
 	r.names[name] = true
-	return r.FS.Open(name)
+}
+
+func (r *recordingFS) Open(name string) (fs.File, error) {
+	r.note(name)
+	return r.dirFS.Open(name)
+}
+
+func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	r.note(name)
+	return r.dirFS.ReadDir(name)
+}
+
+func (r *recordingFS) AppendFile(name string, buf []byte, limit int) ([]byte, error) {
+	r.note(name)
+	return r.dirFS.AppendFile(name, buf, limit)
 }
 
 // why is a step's evidence: where it was opened, and where RTLD_GLOBAL

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etlink/etlink/internal/sysfile"
 	"github.com/etlink/etlink/internal/testenv"
 )
 
@@ -44,6 +45,11 @@ func TestDistPackages(t *testing.T) {
 	for _, dir := range slices.Sorted(maps.Keys(natives)) {
 		rec := &recordFS{FS: os.DirFS(distPackages), names: map[string]bool{}}
 		plans := formatPlans(Read(rec, dir, natives[dir]))
+		// Read through a BufferFS (analyze's directory trees) reads the same.
+		brec := &recordFS{FS: os.DirFS(distPackages), names: map[string]bool{}}
+		if got := formatPlans(Read(bufferFS{brec}, dir, natives[dir])); got != plans || !maps.Equal(brec.names, rec.names) {
+			t.Errorf("%s: read into buffers:\n%s\n%q\nthrough fs.File:\n%s\n%q", dir, got, slices.Sorted(maps.Keys(brec.names)), plans, slices.Sorted(maps.Keys(rec.names)))
+		}
 		want, ok := golden[dir]
 		switch {
 		case *update:
@@ -123,6 +129,14 @@ func (r *recordFS) ReadDir(name string) ([]fs.DirEntry, error) {
 func (r *recordFS) Stat(name string) (fs.FileInfo, error) {
 	r.names[name] = true
 	return fs.Stat(r.FS, name)
+}
+
+// bufferFS is a recordFS that reads files with sysfile.Append.
+type bufferFS struct{ *recordFS }
+
+func (b bufferFS) AppendFile(name string, buf []byte, limit int) ([]byte, error) {
+	b.names[name] = true
+	return sysfile.Append(path.Join(distPackages, name), buf, limit)
 }
 
 // inputs are the golden's lines of the names recorded: "input NAME" each,

@@ -274,6 +274,17 @@ const minBuffer = 256 << 10
 // torch's 2 MB of source copying; asking for the whole buffer made the
 // race detector's tests mark 256 KB a read).
 func (r *reader) load(name string) ([]byte, bool) {
+	if b, ok := r.fsys.(BufferFS); ok {
+		if cap(r.buf) < minBuffer {
+			r.buf = make([]byte, 0, minBuffer)
+		}
+		buf, err := b.AppendFile(name, r.buf[:0], maxFileBytes+1)
+		if err != nil {
+			return nil, false
+		}
+		r.buf = buf
+		return buf, true
+	}
 	f, err := r.fsys.Open(name)
 	if err != nil {
 		return nil, false
@@ -293,6 +304,17 @@ func (r *reader) load(name string) ([]byte, bool) {
 	}
 	r.buf = buf
 	return buf, true
+}
+
+// A BufferFS is a file system that reads a file into a buffer it is
+// handed (Read reads every source into one): opening, asking the size and
+// reading through fs.File cost twice the system calls of the reading.
+type BufferFS interface {
+	fs.FS
+	// AppendFile reads name to its end, or to limit bytes, appended to
+	// buf. The error is the open's: a read that fails ends the file, as
+	// it ends when read through fs.File.
+	AppendFile(name string, buf []byte, limit int) ([]byte, error)
 }
 
 // readUpTo reads f to its end or limit bytes, appended to buf (grown as

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/internal/keepfile"
+	"github.com/etlink/etlink/internal/sysfile"
 )
 
 // Attempt is one interpreter asked, and what it answered.
@@ -360,36 +362,78 @@ func PackageFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-// walkPackage is PackageFiles' walk, and the directories it read.
+// walkPackage is PackageFiles' walk, and the directories it read: what
+// filepath.WalkDir would visit, in its order (a directory's entries by
+// name), each directory read with sysfile.Scan into one buffer and only
+// the entries kept (directories, extension modules) made strings and
+// sorted: torch's 140 directories hold 3,000 entries.
 func walkPackage(dir string) (out, walked []string, err error) {
-	lib := filepath.Join(dir, "lib")
-	if fi, err := os.Stat(lib); err == nil && fi.IsDir() {
-		out = append(out, lib)
+	w := walker{lib: filepath.Join(dir, "lib")}
+	if fi, err := os.Stat(w.lib); err == nil && fi.IsDir() {
+		w.out = append(w.out, w.lib)
 	}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (p == lib || d.Name() == "__pycache__") {
-			// __pycache__ holds bytecode only: the import system never
-			// loads an extension module from it. Half of torch's
-			// directories are such caches.
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			walked = append(walked, p)
-		} else if IsExtensionName(d.Name()) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if err != nil {
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
 		return nil, nil, err
+	case fi.IsDir() && fi.Name() != "__pycache__":
+		if err := w.walk(dir); err != nil {
+			return nil, nil, err
+		}
+	case !fi.IsDir() && IsExtensionName(fi.Name()):
+		w.out = append(w.out, dir)
 	}
-	if len(out) == 0 {
+	if len(w.out) == 0 {
 		return nil, nil, fmt.Errorf("%s: no lib/ directory and no extension modules", dir)
 	}
-	return out, walked, nil
+	return w.out, w.walked, nil
+}
+
+// walker is one walkPackage.
+type walker struct {
+	lib         string
+	out, walked []string
+	buf         []byte
+	kept        []kept // the entries of the directories being walked
+}
+
+// kept is an entry walk keeps: a directory to walk, or an extension module.
+type kept struct {
+	name string
+	dir  bool
+}
+
+// walk walks the directory p.
+func (w *walker) walk(p string) error {
+	w.walked = append(w.walked, p)
+	from := len(w.kept)
+	var err error
+	w.buf, err = sysfile.Scan(p, w.buf, func(name []byte, typ fs.FileMode) {
+		// __pycache__ holds bytecode only: the import system never loads
+		// an extension module from it. Half of torch's directories are
+		// such caches.
+		if typ.IsDir() && string(name) != "__pycache__" || !typ.IsDir() && bytes.HasSuffix(name, []byte(".so")) && IsExtensionName(string(name)) {
+			w.kept = append(w.kept, kept{string(name), typ.IsDir()})
+		}
+	})
+	defer func() { w.kept = w.kept[:from] }()
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(w.kept[from:], func(a, b kept) int { return strings.Compare(a.name, b.name) })
+	for i := from; i < len(w.kept); i++ {
+		e := w.kept[i]
+		child := filepath.Join(p, e.name)
+		switch {
+		case !e.dir:
+			w.out = append(w.out, child)
+		case child != w.lib:
+			if err := w.walk(child); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ExtensionTag returns the CPython version an extension module's file name

@@ -1,0 +1,133 @@
+//go:build linux
+
+package sysfile
+
+import (
+	"io/fs"
+	"os"
+	"slices"
+	"syscall"
+	"unsafe"
+)
+
+// Scan calls each with the name and type of every entry of dir but . and
+// .. (the type bits of fs.FileMode: 0 for a regular file), in the order the
+// file system gives them; name is valid during the call only. buf is the
+// buffer to read into (grown to Buffer if smaller), returned for the next
+// Scan. An entry whose type the file system does not say is lstat'd (one
+// gone meanwhile is left out, as os.ReadDir leaves it). The errors are
+// os.ReadDir's.
+func Scan(dir string, buf []byte, each func(name []byte, typ fs.FileMode)) ([]byte, error) {
+	if cap(buf) < Buffer {
+		buf = make([]byte, Buffer)
+	}
+	buf = buf[:cap(buf)]
+	fd, err := open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+	if err != nil {
+		return buf, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer syscall.Close(fd)
+	for {
+		n, err := syscall.Getdents(fd, buf)
+		for err == syscall.EINTR {
+			n, err = syscall.Getdents(fd, buf)
+		}
+		if err != nil {
+			return buf, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
+		}
+		if n <= 0 {
+			return buf, nil
+		}
+		if err := entries(dir, buf[:n], each); err != nil {
+			return buf, err
+		}
+	}
+}
+
+// entries calls each for the linux_dirent64 records in b.
+func entries(dir string, b []byte, each func(name []byte, typ fs.FileMode)) error {
+	for len(b) >= 19 {
+		ino := *(*uint64)(unsafe.Pointer(&b[0]))
+		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
+		if reclen < 19 || reclen > len(b) {
+			return &fs.PathError{Op: "readdirent", Path: dir, Err: syscall.EIO}
+		}
+		rec := b[:reclen]
+		b = b[reclen:]
+		name := rec[19:]
+		if i := slices.Index(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if ino == 0 || string(name) == "." || string(name) == ".." {
+			continue
+		}
+		typ, known := modeOf(rec[18])
+		if !known {
+			fi, err := os.Lstat(dir + "/" + string(name))
+			if err != nil {
+				if os.IsNotExist(err) {
+					continue
+				}
+				return err
+			}
+			typ = fi.Mode().Type()
+		}
+		each(name, typ)
+	}
+	return nil
+}
+
+// modeOf is the type of a d_type, and whether the file system said it.
+func modeOf(dt byte) (fs.FileMode, bool) {
+	switch dt {
+	case syscall.DT_REG:
+		return 0, true
+	case syscall.DT_DIR:
+		return fs.ModeDir, true
+	case syscall.DT_LNK:
+		return fs.ModeSymlink, true
+	case syscall.DT_FIFO:
+		return fs.ModeNamedPipe, true
+	case syscall.DT_SOCK:
+		return fs.ModeSocket, true
+	case syscall.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice, true
+	case syscall.DT_BLK:
+		return fs.ModeDevice, true
+	}
+	return 0, false
+}
+
+// Append reads the file at path to its end, or to limit bytes, appended
+// to buf (grown as append grows it). The error is the open's: a read that
+// fails ends the file there, as io.ReadAll's reader keeps what it read.
+func Append(path string, buf []byte, limit int) ([]byte, error) {
+	fd, err := open(path, syscall.O_RDONLY|syscall.O_CLOEXEC)
+	if err != nil {
+		return buf, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):min(cap(buf), limit)])
+		for err == syscall.EINTR {
+			n, err = syscall.Read(fd, buf[len(buf):min(cap(buf), limit)])
+		}
+		if err != nil || n <= 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+	}
+	return buf, nil
+}
+
+func open(path string, mode int) (int, error) {
+	for {
+		fd, err := syscall.Open(path, mode, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}

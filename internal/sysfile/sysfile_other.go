@@ -1,0 +1,37 @@
+//go:build !linux
+
+package sysfile
+
+import (
+	"io/fs"
+	"os"
+)
+
+// Scan is the Linux one's through os.ReadDir (sorted).
+func Scan(dir string, buf []byte, each func(name []byte, typ fs.FileMode)) ([]byte, error) {
+	entries, err := os.ReadDir(dir)
+	for _, e := range entries {
+		each([]byte(e.Name()), e.Type())
+	}
+	return buf, err
+}
+
+// Append is the Linux one's through os.Open.
+func Append(path string, buf []byte, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			break
+		}
+	}
+	return buf, nil
+}
