@@ -98,18 +98,26 @@ func modeOf(dt byte) (fs.FileMode, bool) {
 	return 0, false
 }
 
-// Append reads the file at path to its end, or to limit bytes, appended
-// to buf (grown as append grows it). The error is the open's: a read that
-// fails ends the file there, as io.ReadAll's reader keeps what it read.
+// Append reads the file at path to its end, appended to buf until buf
+// holds limit bytes. A file longer than buf has room for is asked its
+// size (the only time Append asks) and buf grown to hold it and a byte
+// more, to see its end. The error is the open's: a read that fails ends
+// the file there, as io.ReadAll's reader keeps what it read.
 func Append(path string, buf []byte, limit int) ([]byte, error) {
 	fd, err := open(path, syscall.O_RDONLY|syscall.O_CLOEXEC)
 	if err != nil {
 		return buf, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
+	start := len(buf)
 	for len(buf) < limit {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			var st syscall.Stat_t
+			more := 1
+			if syscall.Fstat(fd, &st) == nil && int64(start)+st.Size >= int64(len(buf)) {
+				more = int(min(int64(start)+st.Size+1, int64(limit))) - len(buf)
+			}
+			buf = slices.Grow(buf, max(more, 1))
 		}
 		n, err := syscall.Read(fd, buf[len(buf):min(cap(buf), limit)])
 		for err == syscall.EINTR {
