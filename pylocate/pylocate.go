@@ -19,6 +19,7 @@ import (
 	"github.com/etlink/etlink/datafile"
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/internal/keepfile"
+	"github.com/etlink/etlink/internal/memo"
 	"github.com/etlink/etlink/internal/sysfile"
 )
 
@@ -323,8 +324,9 @@ func lastLine(s, fallback string) string {
 //
 // The listing is remembered in CacheDir with every directory walked as a
 // witness: a name added, removed or renamed in a directory changes its
-// modification time. Walking torch's 230 directories costs five system
-// calls each, checking them one. A directory modified in the last
+// modification time, each as the walk found it (stat'd once open, before
+// its entries were read). Walking torch's 140 directories costs four
+// system calls each, checking them one. A directory modified in the last
 // keepfile.Racy (whose next change may keep the same time stamp, as git's
 // "racy" index entries) keeps the listing from being remembered.
 func PackageFiles(dir string) ([]string, error) {
@@ -352,7 +354,7 @@ func PackageFiles(dir string) ([]string, error) {
 	}
 	racy := clock().Add(-keepfile.Racy).UnixNano()
 	for _, d := range walked {
-		w := witnessOf(d)
+		w := witness{Witness: d}
 		if !w.Exists || w.Mtime > racy || w.Changed > racy {
 			return out, nil
 		}
@@ -367,7 +369,7 @@ func PackageFiles(dir string) ([]string, error) {
 // name), each directory read with sysfile.Scan into one buffer and only
 // the entries kept (directories, extension modules) made strings and
 // sorted: torch's 140 directories hold 3,000 entries.
-func walkPackage(dir string) (out, walked []string, err error) {
+func walkPackage(dir string) (out []string, walked []memo.Witness, err error) {
 	w := walker{lib: filepath.Join(dir, "lib")}
 	if fi, err := os.Stat(w.lib); err == nil && fi.IsDir() {
 		w.out = append(w.out, w.lib)
@@ -391,10 +393,11 @@ func walkPackage(dir string) (out, walked []string, err error) {
 
 // walker is one walkPackage.
 type walker struct {
-	lib         string
-	out, walked []string
-	buf         []byte
-	kept        []kept // the entries of the directories being walked
+	lib    string
+	out    []string
+	walked []memo.Witness
+	buf    []byte
+	kept   []kept // the entries of the directories being walked
 }
 
 // kept is an entry walk keeps: a directory to walk, or an extension module.
@@ -405,10 +408,8 @@ type kept struct {
 
 // walk walks the directory p.
 func (w *walker) walk(p string) error {
-	w.walked = append(w.walked, p)
 	from := len(w.kept)
-	var err error
-	w.buf, err = sysfile.Scan(p, w.buf, func(name []byte, typ fs.FileMode) {
+	info, buf, err := sysfile.Scan(p, w.buf, func(name []byte, typ fs.FileMode) {
 		// __pycache__ holds bytecode only: the import system never loads
 		// an extension module from it. Half of torch's directories are
 		// such caches.
@@ -416,10 +417,12 @@ func (w *walker) walk(p string) error {
 			w.kept = append(w.kept, kept{string(name), typ.IsDir()})
 		}
 	})
+	w.buf = buf
 	defer func() { w.kept = w.kept[:from] }()
 	if err != nil {
 		return err
 	}
+	w.walked = append(w.walked, memo.WitnessOfInfo(p, info))
 	slices.SortFunc(w.kept[from:], func(a, b kept) int { return strings.Compare(a.name, b.name) })
 	for i := from; i < len(w.kept); i++ {
 		e := w.kept[i]

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/etlink/etlink/internal/memo"
 )
 
 // walkByWalkDir is walkPackage as filepath.WalkDir does it: the
@@ -42,7 +44,14 @@ func walkByWalkDir(dir string) (out, walked []string, err error) {
 
 func sameWalk(t *testing.T, dir string) {
 	t.Helper()
-	out, walked, err := walkPackage(dir)
+	out, witnesses, err := walkPackage(dir)
+	var walked []string
+	for _, w := range witnesses {
+		walked = append(walked, w.Path)
+		if now := memo.WitnessOf(w.Path); w != now {
+			t.Errorf("%s: witness %+v, stat'd now %+v", w.Path, w, now)
+		}
+	}
 	wantOut, wantWalked, wantErr := walkByWalkDir(dir)
 	got := fmt.Sprintf("%q\n%q\n%v", out, walked, err)
 	if want := fmt.Sprintf("%q\n%q\n%v", wantOut, wantWalked, wantErr); got != want {
@@ -51,8 +60,9 @@ func sameWalk(t *testing.T, dir string) {
 }
 
 // TestWalkPackageIsWalkDir: walkPackage visits what filepath.WalkDir
-// visits, in its order, with its errors: on a tree of every kind of entry
-// and on each package of dist-packages.
+// visits, in its order, with its errors, each directory's witness as
+// memo.WitnessOf takes it: on a tree of every kind of entry and on each
+// package of dist-packages.
 func TestWalkPackageIsWalkDir(t *testing.T) {
 	dir := t.TempDir()
 	for _, rel := range []string{"a/_x.abi3.so", "b/__pycache__/_y.abi3.so", "b/c/_z.cpython-311-x86_64-linux-gnu.so",

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,6 +58,12 @@ func WitnessOf(p string) Witness {
 	if err != nil {
 		return Witness{Path: p}
 	}
+	return WitnessOfInfo(p, fi)
+}
+
+// WitnessOfInfo is p as fi says it is: a stat of p (followed) just taken,
+// by whoever had it open already.
+func WitnessOfInfo(p string, fi fs.FileInfo) Witness {
 	ino, changed := inodeAndChange(fi)
 	return Witness{Path: p, Exists: true, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Changed: changed}
 }

@@ -5,8 +5,10 @@ package sysfile
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -16,32 +18,63 @@ import (
 // buffer to read into (grown to Buffer if smaller), returned for the next
 // Scan. An entry whose type the file system does not say is lstat'd (one
 // gone meanwhile is left out, as os.ReadDir leaves it). The errors are
-// os.ReadDir's.
-func Scan(dir string, buf []byte, each func(name []byte, typ fs.FileMode)) ([]byte, error) {
+// os.ReadDir's. info is dir's stat (as os.Stat's), taken once it is open,
+// before its entries are read.
+func Scan(dir string, buf []byte, each func(name []byte, typ fs.FileMode)) (info fs.FileInfo, _ []byte, _ error) {
 	if cap(buf) < Buffer {
 		buf = make([]byte, Buffer)
 	}
 	buf = buf[:cap(buf)]
 	fd, err := open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 	if err != nil {
-		return buf, &fs.PathError{Op: "open", Path: dir, Err: err}
+		return nil, buf, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer syscall.Close(fd)
+	d := &dirInfo{name: filepath.Base(dir)}
+	if err := syscall.Fstat(fd, &d.st); err != nil {
+		return nil, buf, &fs.PathError{Op: "stat", Path: dir, Err: err}
+	}
 	for {
 		n, err := syscall.Getdents(fd, buf)
 		for err == syscall.EINTR {
 			n, err = syscall.Getdents(fd, buf)
 		}
 		if err != nil {
-			return buf, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
+			return nil, buf, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
 		}
 		if n <= 0 {
-			return buf, nil
+			return d, buf, nil
 		}
 		if err := entries(dir, buf[:n], each); err != nil {
-			return buf, err
+			return nil, buf, err
 		}
 	}
+}
+
+// dirInfo is a directory's stat, as os.Stat gives it.
+type dirInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (d *dirInfo) Name() string       { return d.name }
+func (d *dirInfo) Size() int64        { return d.st.Size }
+func (d *dirInfo) ModTime() time.Time { return time.Unix(d.st.Mtim.Unix()) }
+func (d *dirInfo) IsDir() bool        { return true }
+func (d *dirInfo) Sys() any           { return &d.st }
+
+func (d *dirInfo) Mode() fs.FileMode {
+	m := fs.ModeDir | fs.FileMode(d.st.Mode&0o777)
+	if d.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if d.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if d.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
 }
 
 // entries calls each for the linux_dirent64 records in b.

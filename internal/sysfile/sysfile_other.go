@@ -7,13 +7,20 @@ import (
 	"os"
 )
 
-// Scan is the Linux one's through os.ReadDir (sorted).
-func Scan(dir string, buf []byte, each func(name []byte, typ fs.FileMode)) ([]byte, error) {
+// Scan is the Linux one's through os.Stat and os.ReadDir (sorted).
+func Scan(dir string, buf []byte, each func(name []byte, typ fs.FileMode)) (fs.FileInfo, []byte, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, buf, err
+	}
 	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, buf, err
+	}
 	for _, e := range entries {
 		each([]byte(e.Name()), e.Type())
 	}
-	return buf, err
+	return info, buf, nil
 }
 
 // Append is the Linux one's through os.Open.

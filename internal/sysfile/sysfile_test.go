@@ -1,3 +1,5 @@
+//go:build linux
+
 package sysfile
 
 import (
@@ -31,6 +33,8 @@ func tree(t *testing.T) string {
 	must(os.Symlink("gone", filepath.Join(dir, "link-dangling")))
 	must(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
 	must(os.Mkdir(filepath.Join(dir, "closed"), 0o000))
+	must(os.Mkdir(filepath.Join(dir, "sticky"), 0o755))
+	must(os.Chmod(filepath.Join(dir, "sticky"), 0o775|os.ModeSticky|os.ModeSetgid))
 	if l, err := net.Listen("unix", filepath.Join(dir, "sock")); err == nil {
 		t.Cleanup(func() { l.Close() })
 	}
@@ -72,13 +76,16 @@ func TestAppendIsReadFile(t *testing.T) {
 // and fails as it fails, on every kind of entry and on real directories.
 func TestScanIsOsReadDir(t *testing.T) {
 	dir := tree(t)
-	dirs := []string{dir, filepath.Join(dir, "sub"), filepath.Join(dir, "many"), filepath.Join(dir, "closed"),
+	dirs := []string{dir, filepath.Join(dir, "sub"), filepath.Join(dir, "many"), filepath.Join(dir, "closed"), filepath.Join(dir, "sticky"),
 		filepath.Join(dir, "absent"), filepath.Join(dir, "file.py"), filepath.Join(dir, "link-dir"), filepath.Join(dir, "fifo"),
 		"/dev", "/usr/lib/python3/dist-packages/torch"}
 	for _, d := range dirs {
 		var got []string
-		_, err := Scan(d, nil, func(name []byte, typ fs.FileMode) { got = append(got, fmt.Sprintf("%s %v", name, typ)) })
+		info, _, err := Scan(d, nil, func(name []byte, typ fs.FileMode) { got = append(got, fmt.Sprintf("%s %v", name, typ)) })
 		slices.Sort(got)
+		if fi, err2 := os.Stat(d); err == nil && (err2 != nil || describeInfo(info) != describeInfo(fi)) {
+			t.Errorf("%s: info %s, os.Stat %s", d, describeInfo(info), describeInfo(fi))
+		}
 		entries, wantErr := os.ReadDir(d)
 		var want []string
 		for _, e := range entries {
@@ -91,4 +98,9 @@ func TestScanIsOsReadDir(t *testing.T) {
 			t.Errorf("many: %d entries", len(got))
 		}
 	}
+}
+
+func describeInfo(fi fs.FileInfo) string {
+	st := fi.Sys().(*syscall.Stat_t)
+	return fmt.Sprintf("%s %d %v %v %v ino=%d ctime=%d", fi.Name(), fi.Size(), fi.Mode(), fi.ModTime(), fi.IsDir(), st.Ino, st.Ctim.Nano())
 }
