@@ -233,6 +233,22 @@ func BenchmarkReadTorch(b *testing.B) {
 	}
 }
 
+// BenchmarkReadTorchBuffers: the same read into buffers (BufferFS) with
+// every name noted, as analyze reads a directory tree.
+func BenchmarkReadTorchBuffers(b *testing.B) {
+	if _, err := os.Stat(filepath.Join(distPackages, "torch", "__init__.py")); err != nil {
+		b.Skip("no Debian torch here")
+	}
+	natives := []string{"torch/lib/libtorch_global_deps.so", "torch/_C.cpython-311-x86_64-linux-gnu.so", "torch/_dl.cpython-311-x86_64-linux-gnu.so"}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := &recordFS{FS: os.DirFS(distPackages), names: map[string]bool{}}
+		if plans := Read(bufferFS{rec}, "torch", natives); len(plans) != 1 {
+			b.Fatalf("plans: %+v", plans)
+		}
+	}
+}
+
 // TestLargeSources: sources longer than the reader's buffer are read
 // whole, when run at once or when run later for a name asked of them;
 // one over maxFileBytes is not read, and says so.

@@ -28,3 +28,15 @@ func BenchmarkFind(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWalkTorch walks Debian's torch as a cold PackageFiles does.
+func BenchmarkWalkTorch(b *testing.B) {
+	const dir = "/usr/lib/python3/dist-packages/torch"
+	testenv.NeedFiles(b, dir)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := walkPackage(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
