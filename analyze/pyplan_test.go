@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/etlink/etlink/elfobj"
 	"github.com/etlink/etlink/internal/memo"
+	"github.com/etlink/etlink/internal/testenv"
+	"github.com/etlink/etlink/pyload"
 )
 
 // TestPlanRememberedUntilItsSourcesChange: a package's import plan is read
@@ -58,5 +62,36 @@ func TestPlanRememberedUntilItsSourcesChange(t *testing.T) {
 	changed := ReadPythonPlan([]string{pkg}, objs)
 	if reflect.DeepEqual(first, changed) {
 		t.Errorf("the plan was answered from the store after __init__.py changed: %+v", changed)
+	}
+}
+
+// openRecorder notes every name opened, as recordingFS did before it read
+// into buffers: the names a reading consults through fs.File.
+type openRecorder struct {
+	fs.FS
+	names map[string]bool
+}
+
+func (o *openRecorder) Open(name string) (fs.File, error) {
+	o.names[name] = true
+	return o.FS.Open(name)
+}
+
+// TestRecordingFSNotesWhatFSFileReads: reading through recordingFS (into
+// buffers, listings by os.ReadDir) gives the plans of a reading through
+// fs.File and notes the same names, the plan's witnesses: Debian's torch.
+func TestRecordingFSNotesWhatFSFileReads(t *testing.T) {
+	const dist = "/usr/lib/python3/dist-packages"
+	testenv.NeedFiles(t, filepath.Join(dist, "torch", "__init__.py"))
+	natives := []string{"torch/lib/libtorch_global_deps.so", "torch/_C.cpython-311-x86_64-linux-gnu.so"}
+	rec := &recordingFS{dirFS: dirFS(dist)}
+	got := pyload.Read(rec, "torch", natives)
+	open := &openRecorder{FS: os.DirFS(dist), names: map[string]bool{}}
+	want := pyload.Read(open, "torch", natives)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("plans through recordingFS %+v, through fs.File %+v", got, want)
+	}
+	if !maps.Equal(rec.names, open.names) || len(rec.names) < 100 {
+		t.Errorf("recordingFS noted %d names, fs.File read %d", len(rec.names), len(open.names))
 	}
 }
