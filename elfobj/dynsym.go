@@ -520,6 +520,11 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	} else if sparse {
 		return nil, false // not the table the index picked from: read it whole
 	}
+	if t.opt.Index.indexable(t.opt) {
+		if out, ok := t.learnSymbols(&tab, str, &vt, n); ok {
+			return out, true
+		}
+	}
 	var out []Symbol
 	if t.opt.Only == nil {
 		out = make([]Symbol, n)
@@ -587,7 +592,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		k++
 	}
 	if t.opt.Index.indexable(t.opt) {
-		t.hashes = t.nameHashes(sec, data, str.tab, size, n)
+		t.hashes, _ = t.nameHashes(&tab, str.tab, n)
 		// The symbols the next read's lookup would pick, kept whole now:
 		// the index learns a file in one run, not in two.
 		if _, ok := t.pickedSymbols(&tab, str, &vt, t.opt.Index.picksOf(t.opt, t.hashes, t.init)); !ok {
@@ -595,6 +600,31 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		}
 	}
 	return out[:k:k], true
+}
+
+// learnSymbols reads the whole table tab of n symbols for the index
+// (Options.Index), as the next read will ask it: the hash of every name
+// (nameHashes), the symbols whose hashes are those of a name asked for
+// (picksOf), whole (pickedSymbols), and the symbols of those that a read
+// with t.opt keeps. A name kept is a name asked for, its hash a hash asked
+// for: they are the symbols the scan in symbols keeps, but only the names
+// picked are read, not one a symbol (most of a closure's names are never
+// touched). The hashes of the symbols the GNU hash table holds are its
+// own, as ld.so and the index's later lookups take them. false when a
+// name lies outside the string table (the scan reports the first it
+// decodes), or the picks could not be read.
+func (t *dynTables) learnSymbols(tab *dynsymTable, str *strTable, vt *versionTable, n int) ([]Symbol, bool) {
+	hashes, inTable := t.nameHashes(tab, str.tab, n)
+	if !inTable {
+		return nil, false
+	}
+	out, ok := t.pickedSymbols(tab, str, vt, t.opt.Index.picksOf(t.opt, hashes, t.init))
+	if !ok {
+		t.picked, t.err = nil, nil
+		return nil, false
+	}
+	t.hashes = hashes
+	return out, true
 }
 
 // dynsymTable is the dynamic symbol table being decoded: its section, and
@@ -765,10 +795,12 @@ func clip(out []Symbol) []Symbol {
 // values for the symbols it holds (what ld.so compares a name's hash
 // with), computed from the names for the others. A cold read of torch's
 // closure takes the hashes of 300,000 symbols: the table's are copied as
-// they lie, the names hashed in one pass each.
-func (t *dynTables) nameHashes(sec *elf.Section, data []byte, str string, size, n int) []byte {
+// they lie, the names hashed in one pass each. inTable says whether every
+// name lies inside str.
+func (t *dynTables) nameHashes(tab *dynsymTable, str string, n int) (hashes []byte, inTable bool) {
+	data, size := tab.data, tab.size
 	out := make([]byte, 4*n)
-	h, ok := t.hashTable(sec, n+1)
+	h, ok := t.hashTable(tab.sec, n+1)
 	hashed := n // the first symbol (counting from 0 after the null one) the table holds
 	if ok {
 		hashed = int(h.symoff) - 1
@@ -788,21 +820,24 @@ func (t *dynTables) nameHashes(sec *elf.Section, data []byte, str string, size, 
 		shndx = 14
 	}
 	le := t.bo == binary.LittleEndian
+	inTable = true
 	for i := range n {
-		raw := data[(i+1)*size+shndx:]
+		raw := data[(i+1)*size:]
+		var name uint32
 		var sec uint16
 		if le {
-			sec = binary.LittleEndian.Uint16(raw)
+			name, sec = binary.LittleEndian.Uint32(raw), binary.LittleEndian.Uint16(raw[shndx:])
 		} else {
-			sec = t.bo.Uint16(raw)
+			name, sec = t.bo.Uint32(raw), t.bo.Uint16(raw[shndx:])
 		}
+		inTable = inTable && uint64(name) < uint64(len(str))
 		v := out[4*i] &^ 1
 		if elf.SectionIndex(sec) != elf.SHN_UNDEF {
 			v |= 1
 		}
 		out[4*i] = v
 	}
-	return out
+	return out, inTable
 }
 
 // nameHash is symset.GNUHash of the name at off in tab, read to its NUL in
