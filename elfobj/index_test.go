@@ -769,13 +769,17 @@ func decodeWhole(data []byte) (map[string]*indexEntry, bool) {
 // TestLearningReadIsTheRead: the read that teaches the index a library,
 // which reads only the names of the symbols it picks (learnSymbols), gives
 // the Object a read without the index gives, for hashLib linked by every
-// linker and every library of the system's library directory: a few of
-// its names asked (looked up in its hash table), all of them (every
-// symbol tested), definitions, a PyInit_ name; and the index learnt it.
+// linker and an eighth of the libraries of the system's library directory:
+// a few of its names asked (looked up in its hash table), all of them
+// (every symbol tested), and definitions with a PyInit_ name; and the
+// index learnt it.
 func TestLearningReadIsTheRead(t *testing.T) {
 	ageIndexClock(t)
 	learnt, kept := 0, 0
-	for _, path := range tableFiles(t) {
+	for i, path := range tableFiles(t) {
+		if strings.HasPrefix(path, systemLibDir) && i%8 != 0 {
+			continue
+		}
 		full, err := OpenFile(path, "", Options{})
 		if err != nil || full.Type != elf.ET_DYN {
 			continue
@@ -790,7 +794,7 @@ func TestLearningReadIsTheRead(t *testing.T) {
 				defs.Add(s.Name)
 			}
 		}
-		for _, opt := range []Options{{Only: few}, {Only: all}, {Only: few, OnlyDefs: defs}, {Only: few, ModuleInit: true}} {
+		for _, opt := range []Options{{Only: few}, {Only: all}, {Only: few, OnlyDefs: defs, ModuleInit: true}} {
 			want, werr := OpenFile(path, "", opt)
 			opt.Index = OpenIndex("")
 			got, gerr := OpenFile(path, "", opt)
@@ -805,7 +809,8 @@ func TestLearningReadIsTheRead(t *testing.T) {
 			}
 		}
 	}
-	if learnt < 400 || kept < 400 {
+	if learnt < 100 || kept < 100 {
 		t.Errorf("%d reads learnt their library, %d kept symbols: too few to tell", learnt, kept)
 	}
+	t.Logf("%d reads learnt their library, %d kept symbols", learnt, kept)
 }
