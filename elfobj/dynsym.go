@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -519,6 +520,11 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 	} else if sparse {
 		return nil, false // not the table the index picked from: read it whole
 	}
+	if t.opt.Index.indexable(t.opt) {
+		if out, ok := t.learnSymbols(&tab, str, &vt, n); ok {
+			return out, true
+		}
+	}
 	var out []Symbol
 	if t.opt.Only == nil {
 		out = make([]Symbol, n)
@@ -586,7 +592,7 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		k++
 	}
 	if t.opt.Index.indexable(t.opt) {
-		t.hashes = t.nameHashes(sec, data, str.tab, size, n)
+		t.hashes, _ = t.nameHashes(&tab, str.tab, n)
 		// The symbols the next read's lookup would pick, kept whole now:
 		// the index learns a file in one run, not in two.
 		if _, ok := t.pickedSymbols(&tab, str, &vt, t.opt.Index.picksOf(t.opt, t.hashes, t.init)); !ok {
@@ -594,6 +600,31 @@ func (t *dynTables) symbols() ([]Symbol, bool) {
 		}
 	}
 	return out[:k:k], true
+}
+
+// learnSymbols reads the whole table tab of n symbols for the index
+// (Options.Index), as the next read will ask it: the hash of every name
+// (nameHashes), the symbols whose hashes are those of a name asked for
+// (picksOf), whole (pickedSymbols), and the symbols of those that a read
+// with t.opt keeps. A name kept is a name asked for, its hash a hash asked
+// for: they are the symbols the scan in symbols keeps, but only the names
+// picked are read, not one a symbol (most of a closure's names are never
+// touched). The hashes of the symbols the GNU hash table holds are its
+// own, as ld.so and the index's later lookups take them. false when a
+// name lies outside the string table (the scan reports the first it
+// decodes), or the picks could not be read.
+func (t *dynTables) learnSymbols(tab *dynsymTable, str *strTable, vt *versionTable, n int) ([]Symbol, bool) {
+	hashes, inTable := t.nameHashes(tab, str.tab, n)
+	if !inTable {
+		return nil, false
+	}
+	out, ok := t.pickedSymbols(tab, str, vt, t.opt.Index.picksOf(t.opt, hashes, t.init))
+	if !ok {
+		t.picked, t.err = nil, nil
+		return nil, false
+	}
+	t.hashes = hashes
+	return out, true
 }
 
 // dynsymTable is the dynamic symbol table being decoded: its section, and
@@ -764,10 +795,12 @@ func clip(out []Symbol) []Symbol {
 // values for the symbols it holds (what ld.so compares a name's hash
 // with), computed from the names for the others. A cold read of torch's
 // closure takes the hashes of 300,000 symbols: the table's are copied as
-// they lie, the names hashed in one pass each.
-func (t *dynTables) nameHashes(sec *elf.Section, data []byte, str string, size, n int) []byte {
+// they lie, the names hashed in one pass each. inTable says whether every
+// name lies inside str.
+func (t *dynTables) nameHashes(tab *dynsymTable, str string, n int) (hashes []byte, inTable bool) {
+	data, size := tab.data, tab.size
 	out := make([]byte, 4*n)
-	h, ok := t.hashTable(sec, n+1)
+	h, ok := t.hashTable(tab.sec, n+1)
 	hashed := n // the first symbol (counting from 0 after the null one) the table holds
 	if ok {
 		hashed = int(h.symoff) - 1
@@ -787,31 +820,67 @@ func (t *dynTables) nameHashes(sec *elf.Section, data []byte, str string, size, 
 		shndx = 14
 	}
 	le := t.bo == binary.LittleEndian
+	inTable = true
 	for i := range n {
-		raw := data[(i+1)*size+shndx:]
+		raw := data[(i+1)*size:]
+		var name uint32
 		var sec uint16
 		if le {
-			sec = binary.LittleEndian.Uint16(raw)
+			name, sec = binary.LittleEndian.Uint32(raw), binary.LittleEndian.Uint16(raw[shndx:])
 		} else {
-			sec = t.bo.Uint16(raw)
+			name, sec = t.bo.Uint32(raw), t.bo.Uint16(raw[shndx:])
 		}
+		inTable = inTable && uint64(name) < uint64(len(str))
 		v := out[4*i] &^ 1
 		if elf.SectionIndex(sec) != elf.SHN_UNDEF {
 			v |= 1
 		}
 		out[4*i] = v
 	}
-	return out
+	return out, inTable
 }
 
 // nameHash is symset.GNUHash of the name at off in tab, read to its NUL in
-// the same pass; the empty name's outside the table.
+// the same pass; the empty name's outside the table. The hash takes a
+// name eight bytes at a time (gnuStep): byte by byte, each byte waits on
+// the multiply of the one before, and a cold read of torch's closure
+// hashes 1.4 MB of names.
 func nameHash(tab string, off uint32) uint32 {
 	h := uint32(5381)
-	for i := int(off); i < len(tab) && tab[i] != 0; i++ {
+	i := int(off)
+	for ; i+8 <= len(tab); i += 8 {
+		w := uint64(tab[i]) | uint64(tab[i+1])<<8 | uint64(tab[i+2])<<16 | uint64(tab[i+3])<<24 |
+			uint64(tab[i+4])<<32 | uint64(tab[i+5])<<40 | uint64(tab[i+6])<<48 | uint64(tab[i+7])<<56
+		if z := (w - 0x0101010101010101) &^ w & 0x8080808080808080; z != 0 {
+			// The lowest byte z marks is the name's NUL (the bits above
+			// it may be wrong): hash what comes before it.
+			end := i + bits.TrailingZeros64(z)/8
+			for ; i < end; i++ {
+				h = h*33 + uint32(tab[i])
+			}
+			return h
+		}
+		h = h*gnuPow8 + gnuStep(w)
+	}
+	for ; i < len(tab) && tab[i] != 0; i++ {
 		h = h*33 + uint32(tab[i])
 	}
 	return h
+}
+
+// gnuPow8 is 33 to the 8th, modulo 2^32: what eight bytes more multiply
+// a GNU hash by.
+const gnuPow8 = 33 * 33 * 33 * 33 * 33 * 33 * 33 * 33 & (1<<32 - 1)
+
+// gnuStep is what the eight bytes of w, the first in its low byte, add to
+// a GNU hash after multiplying it by gnuPow8: the sum of each byte times 33
+// to the power of the bytes after it, summed in lanes a pair, then four,
+// then all eight, none of which overflows into the next.
+func gnuStep(w uint64) uint32 {
+	const bytes, pairs = 0x00ff00ff00ff00ff, 0x0000ffff0000ffff
+	w = (w&bytes)*33 + (w>>8)&bytes       // 16-bit lanes: b0*33 + b1, ...
+	w = (w&pairs)*(33*33) + (w>>16)&pairs // 32-bit lanes: b0*33^3 + ... + b3
+	return uint32(w)*(33*33*33*33) + uint32(w>>32)
 }
 
 // kept says whether the symbol named at off in str, a definition or not,

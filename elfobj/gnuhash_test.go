@@ -170,3 +170,30 @@ func usedLookups(t *testing.T, path string, names *symset.Set) bool {
 	_, _, ok := tab.hashPicks(dynsym, int(dynsym.Size/dynsym.Entsize))
 	return ok
 }
+
+// TestNameHashIsGNUHash: the name hash taken eight bytes at a time is
+// symset.GNUHash of the name at every offset of a table: names of every
+// length around the word size, bytes of every value (high bits set too),
+// names that run to the table's end unterminated, and the empty name.
+func TestNameHashIsGNUHash(t *testing.T) {
+	var b strings.Builder
+	seed := uint32(1)
+	for n := range 40 {
+		for range n {
+			seed = seed*1664525 + 1013904223
+			b.WriteByte(byte(seed>>24) | 1) // never a NUL inside a name
+		}
+		b.WriteByte(0)
+	}
+	b.WriteString("_ZN3c106detail14torchCheckFailEPKcS2_jRKSs\x00\x00\xff\xfe\x80unterminated")
+	tab := b.String()
+	for off := range len(tab) + 2 {
+		name := ""
+		if off < len(tab) {
+			name, _, _ = strings.Cut(tab[off:], "\x00")
+		}
+		if got, want := nameHash(tab, uint32(off)), symset.GNUHash(name); got != want {
+			t.Fatalf("offset %d (%q): hash %#x, want %#x", off, name, got, want)
+		}
+	}
+}

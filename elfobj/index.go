@@ -310,13 +310,17 @@ func (x *Index) Save() {
 // run did not ask about
 // is kept only while its file is as it was: an index of removed or
 // upgraded libraries would grow with every upgrade, and be read whole
-// every run. x.mu is held.
+// every run. Only those are looked at again (a stat each: a cold run
+// learns hundreds, all used). x.mu is held.
 func (x *Index) kept() []string {
 	keys := make([]string, 0, len(x.entries))
 	for k, e := range x.entries {
-		if id, ok := statID(k); e.used || ok && id == e.id {
-			keys = append(keys, k)
+		if !e.used {
+			if id, ok := statID(k); !ok || id != e.id {
+				continue
+			}
 		}
+		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b string) int {
 		ea, eb := x.entries[a], x.entries[b]

@@ -765,3 +765,52 @@ func decodeWhole(data []byte) (map[string]*indexEntry, bool) {
 	}
 	return entries, ok
 }
+
+// TestLearningReadIsTheRead: the read that teaches the index a library,
+// which reads only the names of the symbols it picks (learnSymbols), gives
+// the Object a read without the index gives, for hashLib linked by every
+// linker and an eighth of the libraries of the system's library directory:
+// a few of its names asked (looked up in its hash table), all of them
+// (every symbol tested), and definitions with a PyInit_ name; and the
+// index learnt it.
+func TestLearningReadIsTheRead(t *testing.T) {
+	ageIndexClock(t)
+	learnt, kept := 0, 0
+	for i, path := range tableFiles(t) {
+		if strings.HasPrefix(path, systemLibDir) && i%8 != 0 {
+			continue
+		}
+		full, err := OpenFile(path, "", Options{})
+		if err != nil || full.Type != elf.ET_DYN {
+			continue
+		}
+		few, all, defs := &symset.Set{}, &symset.Set{}, &symset.Set{}
+		for i, s := range full.Symbols {
+			all.Add(s.Name)
+			if i%97 == 0 {
+				few.Add(s.Name)
+			}
+			if i%5 == 0 {
+				defs.Add(s.Name)
+			}
+		}
+		for _, opt := range []Options{{Only: few}, {Only: all}, {Only: few, OnlyDefs: defs, ModuleInit: true}} {
+			want, werr := OpenFile(path, "", opt)
+			opt.Index = OpenIndex("")
+			got, gerr := OpenFile(path, "", opt)
+			if (werr != nil) != (gerr != nil) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %+v: learning, %+v, %v; read without the index %+v, %v", path, opt, got, gerr, want, werr)
+			}
+			if opt.Index.entries[realPath(path)] != nil {
+				learnt++
+			}
+			if want != nil && len(want.Symbols) > 0 {
+				kept++
+			}
+		}
+	}
+	if learnt < 100 || kept < 100 {
+		t.Errorf("%d reads learnt their library, %d kept symbols: too few to tell", learnt, kept)
+	}
+	t.Logf("%d reads learnt their library, %d kept symbols", learnt, kept)
+}

@@ -60,7 +60,9 @@ type Options struct {
 	// (ModuleInit): the one Python calls to import it.
 	ModuleInit bool
 	// Index, with Only, answers for the libraries OpenFile reads that it
-	// knows hold none of the names asked for, and learns the others.
+	// knows hold none of the names asked for, and learns the others: the
+	// hash of every name, which picks the symbols a read keeps, so that
+	// the learning read itself reads only the picked symbols' names.
 	Index *Index
 	// picks, set by the index for a library it knows, are the symbols
 	// that may hold a name asked for: only they are decoded, each read

@@ -9,7 +9,10 @@ import "sync"
 // are mapped with transparent huge pages where the kernel offers them
 // (mapHuge), one fault per 2 MB: large buffers each in their own mapping,
 // smaller ones cut from a shared 2 MB one (a closure read needs a few of
-// 64 KB to 1 MB, which would otherwise fault in 4 KB at a time).
+// 64 KB to 1 MB, which would otherwise fault in 4 KB at a time). The
+// first small ones come from the heap (heapSmall): a run the index answers
+// reads a few files, in one or two buffers of 64 KB, and a 2 MB page
+// would cost it the zeroing of 32 times what it uses.
 //
 // Unlike a sync.Pool, the free list survives garbage collections, which come
 // often while the symbol tables of a large closure pile up.
@@ -19,12 +22,14 @@ var scratchFree struct {
 	mapped map[*byte]bool // buffers from mapHuge, by their first byte
 	shared []byte         // what is left of the mapping small buffers are cut from
 	cut    int            // bytes of mappings taken for small buffers
+	heap   int            // bytes of small buffers taken from the heap
 }
 
 const (
-	maxFree    = 16      // buffers kept
-	maxScratch = 8 << 20 // larger buffers (a library with huge tables) are dropped after use
-	maxCut     = 8 << 20 // small buffers cut from mappings (never unmapped: a dropped one is lost), then from the heap
+	maxFree    = 16        // buffers kept
+	maxScratch = 8 << 20   // larger buffers (a library with huge tables) are dropped after use
+	maxCut     = 8 << 20   // small buffers cut from mappings (never unmapped: a dropped one is lost), then from the heap
+	heapSmall  = 256 << 10 // small buffers taken from the heap before the first mapping
 	minScratch = 64 << 10
 	hugeMin    = 2 << 20 // the size of one huge page
 )
@@ -55,6 +60,10 @@ func takeScratch(n int) []byte {
 			scratchFree.mapped[&b[:1][0]] = true
 			return b[:0]
 		}
+		return make([]byte, 0, n)
+	}
+	if scratchFree.heap+n <= heapSmall {
+		scratchFree.heap += n
 		return make([]byte, 0, n)
 	}
 	if len(scratchFree.shared) < n {
