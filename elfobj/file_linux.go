@@ -4,7 +4,8 @@ import (
 	"io"
 	"io/fs"
 	"syscall"
-	"unsafe"
+
+	"github.com/etlink/etlink/internal/sysfile"
 )
 
 // fdFile reads a file with pread on its descriptor. An os.File would also
@@ -30,15 +31,13 @@ type fdFile struct {
 // openRead opens p for reading; it returns the file's size, type and
 // identity.
 func openRead(p string) (readFile, int64, fs.FileMode, fileID, error) {
-	fd, err := retry(func() (int, error) {
-		return rawOpen(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY)
-	})
+	fd, err := sysfile.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY)
 	if err != nil {
 		return nil, 0, 0, fileID{}, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
 	var st syscall.Stat_t
-	if _, err := retry(func() (int, error) { return rawFstat(fd, &st) }); err != nil {
-		rawClose(fd)
+	if err := sysfile.Fstat(fd, &st); err != nil {
+		sysfile.Close(fd)
 		return nil, 0, 0, fileID{}, &fs.PathError{Op: "stat", Path: p, Err: err}
 	}
 	var mode fs.FileMode
@@ -91,7 +90,7 @@ func (f *fdFile) ReadAt(b []byte, off int64) (int, error) {
 	}
 	n := 0
 	for n < len(b) {
-		m, err := retry(func() (int, error) { return rawPread(f.fd, b[n:], off+int64(n)) })
+		m, err := sysfile.Pread(f.fd, b[n:], off+int64(n))
 		switch {
 		case err != nil:
 			return n, &fs.PathError{Op: "read", Path: f.name, Err: err}
@@ -103,54 +102,4 @@ func (f *fdFile) ReadAt(b []byte, off int64) (int, error) {
 	return n, nil
 }
 
-func (f *fdFile) Close() error { return rawClose(f.fd) }
-
-// retry repeats a system call interrupted by a signal (the Go runtime
-// preempts goroutines with signals).
-func retry(call func() (int, error)) (int, error) {
-	for {
-		n, err := call()
-		if err != syscall.EINTR {
-			return n, err
-		}
-	}
-}
-
-// rawResult is a raw call's result as syscall's wrappers return it. The
-// pointers of a call are converted in its argument list: the compiler keeps
-// what they point to alive, and in place, only there.
-func rawResult(r uintptr, e syscall.Errno) (int, error) {
-	if e != 0 {
-		return int(r), e
-	}
-	return int(r), nil
-}
-
-func rawOpen(p string, flags int) (int, error) {
-	name, err := syscall.BytePtrFromString(p)
-	if err != nil {
-		return -1, err
-	}
-	atFDCWD := -100 // AT_FDCWD: p is relative to the working directory
-	r, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(atFDCWD), uintptr(unsafe.Pointer(name)), uintptr(flags), 0, 0, 0)
-	return rawResult(r, e)
-}
-
-func rawFstat(fd int, st *syscall.Stat_t) (int, error) {
-	r, _, e := syscall.RawSyscall6(syscall.SYS_FSTAT, uintptr(fd), uintptr(unsafe.Pointer(st)), 0, 0, 0, 0)
-	return rawResult(r, e)
-}
-
-func rawPread(fd int, b []byte, off int64) (int, error) {
-	if len(b) == 0 {
-		return 0, nil
-	}
-	r, _, e := syscall.RawSyscall6(syscall.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(off), 0, 0)
-	return rawResult(r, e)
-}
-
-func rawClose(fd int) error {
-	_, _, e := syscall.RawSyscall6(syscall.SYS_CLOSE, uintptr(fd), 0, 0, 0, 0, 0)
-	_, err := rawResult(0, e)
-	return err
-}
+func (f *fdFile) Close() error { return sysfile.Close(f.fd) }

@@ -25,13 +25,13 @@ func Scan(dir string, buf []byte, each func(name []byte, typ fs.FileMode)) (info
 		buf = make([]byte, Buffer)
 	}
 	buf = buf[:cap(buf)]
-	fd, err := open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+	fd, err := Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 	if err != nil {
 		return nil, buf, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	defer closeFD(fd)
+	defer Close(fd)
 	d := &dirInfo{name: filepath.Base(dir)}
-	if _, err := call(syscall.SYS_FSTAT, uintptr(fd), uintptr(unsafe.Pointer(&d.st)), 0); err != nil {
+	if err := Fstat(fd, &d.st); err != nil {
 		return nil, buf, &fs.PathError{Op: "stat", Path: dir, Err: err}
 	}
 	for {
@@ -134,17 +134,17 @@ func modeOf(dt byte) (fs.FileMode, bool) {
 // more, to see its end. The error is the open's: a read that fails ends
 // the file there, as io.ReadAll's reader keeps what it read.
 func Append(path string, buf []byte, limit int) ([]byte, error) {
-	fd, err := open(path, syscall.O_RDONLY|syscall.O_CLOEXEC)
+	fd, err := Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC)
 	if err != nil {
 		return buf, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer closeFD(fd)
+	defer Close(fd)
 	start := len(buf)
 	for len(buf) < limit {
 		if len(buf) == cap(buf) {
 			var st syscall.Stat_t
 			more := 1
-			if _, err := call(syscall.SYS_FSTAT, uintptr(fd), uintptr(unsafe.Pointer(&st)), 0); err == nil && int64(start)+st.Size >= int64(len(buf)) {
+			if err := Fstat(fd, &st); err == nil && int64(start)+st.Size >= int64(len(buf)) {
 				more = int(min(int64(start)+st.Size+1, int64(limit))) - len(buf)
 			}
 			buf = slices.Grow(buf, max(more, 1))
@@ -159,8 +159,9 @@ func Append(path string, buf []byte, limit int) ([]byte, error) {
 	return buf, nil
 }
 
-// open opens path (relative to the working directory: AT_FDCWD).
-func open(path string, mode int) (int, error) {
+// Open opens path (relative to the working directory: AT_FDCWD) with the
+// open(2) flags mode, raw (call).
+func Open(path string, mode int) (int, error) {
 	name, err := syscall.BytePtrFromString(path)
 	if err != nil {
 		return -1, err
@@ -169,8 +170,30 @@ func open(path string, mode int) (int, error) {
 	return call(syscall.SYS_OPENAT, uintptr(atFDCWD), uintptr(unsafe.Pointer(name)), uintptr(mode))
 }
 
-// closeFD closes fd, once: interrupted, it is closed all the same.
-func closeFD(fd int) { syscall.RawSyscall6(syscall.SYS_CLOSE, uintptr(fd), 0, 0, 0, 0, 0) }
+// Fstat is fstat(2) on fd, raw.
+func Fstat(fd int, st *syscall.Stat_t) error {
+	_, err := call(syscall.SYS_FSTAT, uintptr(fd), uintptr(unsafe.Pointer(st)), 0)
+	return err
+}
+
+// Pread is pread(2) of b at off, raw: the bytes read, fewer only at the
+// end of the file.
+func Pread(fd int, b []byte, off int64) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	r, err := callOff(syscall.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(off))
+	return r, err
+}
+
+// Close closes fd, once: interrupted, it is closed all the same.
+func Close(fd int) error {
+	_, _, e := syscall.RawSyscall6(syscall.SYS_CLOSE, uintptr(fd), 0, 0, 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
 
 // call makes a system call raw, again while a signal interrupts it. Raw,
 // the goroutine keeps its P: marked idle for the call (syscall.Syscall),
@@ -179,8 +202,13 @@ func closeFD(fd int) { syscall.RawSyscall6(syscall.SYS_CLOSE, uintptr(fd), 0, 0,
 // calls list a directory or read a regular file, waiting on no other
 // process.
 func call(trap, a1, a2, a3 uintptr) (int, error) {
+	return callOff(trap, a1, a2, a3, 0)
+}
+
+// callOff is call with a fourth argument.
+func callOff(trap, a1, a2, a3, a4 uintptr) (int, error) {
 	for {
-		r, _, e := syscall.RawSyscall6(trap, a1, a2, a3, 0, 0, 0)
+		r, _, e := syscall.RawSyscall6(trap, a1, a2, a3, a4, 0, 0)
 		switch {
 		case e == syscall.EINTR:
 			continue
