@@ -449,16 +449,27 @@ func (e *named) refer(slab *[]Reference, r Reference) {
 	e.refs = appendIn(slab, e.refs, r)
 }
 
-// appendIn appends v to s; an empty s starts as one element of slab,
-// capped there, so that a second element moves s out of it.
+// appendIn appends v to s, whose storage slab holds: an empty s starts as
+// one element of it, a full one moves to twice its room at slab's end (a
+// new slab of slabChunk elements when that is full; the old one stays
+// with the slices in it). The many names with one or two definitions or
+// references share a few allocations instead of one or two each.
 func appendIn[T any](slab *[]T, s []T, v T) []T {
-	if len(s) > 0 {
+	if len(s) < cap(s) {
 		return append(s, v)
 	}
-	*slab = append(*slab, v)
-	n := len(*slab)
-	return (*slab)[n-1 : n : n]
+	room := max(1, 2*len(s))
+	if cap(*slab)-len(*slab) < room {
+		*slab = make([]T, 0, max(slabChunk, room))
+	}
+	at := len(*slab)
+	*slab = append(append(*slab, s...), v)[:at+room]
+	return (*slab)[at : at+len(s)+1 : at+room]
 }
+
+// slabChunk is how many elements appendIn adds to a full slab: a few
+// allocations for thousands of names, and little room left unused.
+const slabChunk = 1024
 
 func appendVersion(vs []string, s *elfobj.Symbol) []string {
 	if v := s.Version(); v != "" {
