@@ -393,7 +393,7 @@ func (b *Build) bind(cs []Conflict, defs *Definitions, ids []int32) {
 // take part in a process they do not run.
 func (b *Build) bindings(out []Binding, p *Process, defs *Definitions, id int32) []Binding {
 	for _, r := range defs.named[id].refs {
-		if r.Object.Executable && r.Object != p.Exe {
+		if r.exe && r.Object != p.Exe {
 			continue
 		}
 		bd := Binding{Side: b.sideOf(r.Object), From: r.Object, Defines: r.Defines}

@@ -297,6 +297,15 @@ type definition struct {
 	o   *elfobj.Object
 	s   *elfobj.Symbol
 	num int32 // o's number
+	// What the searches ask of s for every reference, read while Index
+	// has s at hand: whether o's own references bind to it (lookup),
+	// whether it is STB_GNU_UNIQUE, whether its version is hidden.
+	self, unique, hidden bool
+}
+
+func newDefinition(o *elfobj.Object, s *elfobj.Symbol, num int32) definition {
+	return definition{o: o, s: s, num: num, self: s.Visibility() == elf.STV_PROTECTED || o.References && !s.Relocated(),
+		unique: s.Unique(), hidden: s.Hidden()}
 }
 
 // definer is one object's definitions of one name.
@@ -313,6 +322,7 @@ type Reference struct {
 	// refers to it through the loader (a relocation names it, or its
 	// relocations were not read).
 	Defines bool
+	exe     bool  // Object.Executable, read while Index has Object at hand
 	num     int32 // Object's number
 }
 
@@ -402,18 +412,18 @@ func (d *Definitions) scan(objs []*elfobj.Object, names Names) {
 				}
 				id = d.newName(s.Name)
 			}
-			d.add(&defs, &refs, id, definition{o, s, num})
+			d.add(&defs, &refs, id, o, s, num)
 		}
 	}
 }
 
-// add indexes def, a symbol of an object, under its name's id: a
+// add indexes s, a symbol of o (numbered num), under its name's id: a
 // definition, a reference, or both. defs and refs are scan's slabs.
-func (d *Definitions) add(defs *[]definition, refs *[]Reference, id int32, def definition) {
-	e, o, s := &d.named[id], def.o, def.s
+func (d *Definitions) add(defs *[]definition, refs *[]Reference, id int32, o *elfobj.Object, s *elfobj.Symbol, num int32) {
+	e := &d.named[id]
 	switch {
 	case !s.Defined():
-		e.refer(refs, Reference{Object: o, Version: s.Version(), num: def.num})
+		e.refer(refs, Reference{Object: o, Version: s.Version(), exe: o.Executable, num: num})
 	case s.Exported():
 		// Index adds one object's symbols before the next's: o's
 		// definition, if any, is the last one.
@@ -428,14 +438,14 @@ func (d *Definitions) add(defs *[]definition, refs *[]Reference, id int32, def d
 				d.versions = map[definer][]string{}
 			}
 			d.versions[k] = appendVersion(vs, s)
-			if prev.s.Hidden() {
-				prev.s = s // a default version wins over a hidden one
+			if prev.hidden {
+				*prev = newDefinition(o, s, num) // a default version wins over a hidden one
 			}
 		} else {
-			e.defs = appendIn(defs, e.defs, def)
+			e.defs = appendIn(defs, e.defs, newDefinition(o, s, num))
 		}
 		if !o.References || s.Relocated() {
-			e.refer(refs, Reference{Object: o, Defines: true, num: def.num})
+			e.refer(refs, Reference{Object: o, Defines: true, exe: o.Executable, num: num})
 		}
 	}
 }
@@ -546,7 +556,7 @@ func (p *Process) bind(defs *Definitions, id int32, o *elfobj.Object, version st
 	if to == nil {
 		return nil
 	}
-	if to.s.Unique() {
+	if to.unique {
 		if first := p.uniqueOwner(defs, id); first != nil {
 			return first
 		}
@@ -560,7 +570,7 @@ func (p *Process) bind(defs *Definitions, id int32, o *elfobj.Object, version st
 // (bound at link time: -Bsymbolic, a call within the object): it binds to
 // itself.
 func (p *Process) lookup(defs *Definitions, id int32, o *elfobj.Object, version string) *definition {
-	if def := defs.defOf(id, o); def != nil && (def.s.Visibility() == elf.STV_PROTECTED || o.References && !def.s.Relocated()) {
+	if def := defs.defOf(id, o); def != nil && def.self {
 		return def
 	}
 	k, ok := p.opened[o]
@@ -590,7 +600,7 @@ func (d *Definitions) first(id int32, r rank, version string) *definition {
 // default version and never a hidden one.
 func (d *Definitions) suits(id int32, def *definition, want string) bool {
 	if want == "" {
-		return !def.s.Hidden()
+		return !def.hidden
 	}
 	v := def.s.Version()
 	return v == "" || v == want || slices.Contains(d.versions[definer{id, def.o}], want)
@@ -609,7 +619,7 @@ func (p *Process) uniqueOwner(defs *Definitions, id int32) *elfobj.Object {
 		if !p.Mapped(r.Object) || by != nil && !p.relocatedBefore(r.Object, by) {
 			continue
 		}
-		if to := p.lookup(defs, id, r.Object, r.Version); to != nil && to.s.Unique() {
+		if to := p.lookup(defs, id, r.Object, r.Version); to != nil && to.unique {
 			owner, by = to.o, r.Object
 		}
 	}
