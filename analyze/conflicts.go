@@ -282,7 +282,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 			both = append(both, int32(id))
 		}
 	}
-	slices.SortFunc(both, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+	sortByName(both, names, 0)
 	out := make([]Conflict, len(both))
 	var definers []*elfobj.Object
 	seen := map[*elfobj.Object]bool{}
@@ -305,6 +305,47 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	objs = append(objs, b.Peer.Closure...)
 	b.bind(out, indexNames(objs, ids, names), both)
 	return out
+}
+
+// sortByName sorts ids by names[id], whose first depth bytes are the same:
+// a multikey quicksort (Bentley and Sedgewick), which partitions on one
+// byte at a time and so reads a shared prefix once per name, where a
+// comparison sort compares it again for every pair. Mangled C++ names
+// share long ones (_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcE...):
+// sorting a bundled runtime's thousands of conflicts was a sixth of
+// Conflicts. Names are distinct.
+func sortByName(ids []int32, names []string, depth int) {
+	for len(ids) > 16 {
+		pivot := byteAt(names[ids[len(ids)/2]], depth)
+		lt, i, gt := 0, 0, len(ids) // ids[:lt] < pivot, ids[gt:] > pivot
+		for i < gt {
+			switch c := byteAt(names[ids[i]], depth); {
+			case c < pivot:
+				ids[lt], ids[i] = ids[i], ids[lt]
+				lt, i = lt+1, i+1
+			case c > pivot:
+				gt--
+				ids[gt], ids[i] = ids[i], ids[gt]
+			default:
+				i++
+			}
+		}
+		sortByName(ids[:lt], names, depth)
+		sortByName(ids[gt:], names, depth)
+		if pivot < 0 {
+			return // a name that ends here: the only one
+		}
+		ids, depth = ids[lt:gt], depth+1
+	}
+	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(names[a][depth:], names[b][depth:]) })
+}
+
+// byteAt is s[i], or -1 past its end (a name sorts before its extensions).
+func byteAt(s string, i int) int {
+	if i < len(s) {
+		return int(s[i])
+	}
+	return -1
 }
 
 // AllVague reports whether every definition has vague linkage (weak or
