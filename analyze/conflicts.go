@@ -312,7 +312,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 // byte at a time and so reads a shared prefix once per name, where a
 // comparison sort compares it again for every pair. Mangled C++ names
 // share long ones (_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcE...):
-// sorting a bundled runtime's thousands of conflicts was a sixth of
+// sorting a bundled runtime's thousands of conflicts was a tenth of
 // Conflicts. Names are distinct.
 func sortByName(ids []int32, names []string, depth int) {
 	for len(ids) > 16 {
