@@ -27,7 +27,7 @@ type Binding struct {
 	// object's scope defines the symbol (or the object was never mapped).
 	To *elfobj.Object
 	// Own is the copy From's own link resolved the reference to, where it
-	// binds when From is loaded alone (Loader.Own); nil when From's own
+	// binds when From is loaded alone (Loader.own); nil when From's own
 	// dependencies define none.
 	Own *elfobj.Object
 	// Defines is true when From holds a definition of its own and refers
@@ -237,20 +237,33 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	if b.Peer == nil {
 		return nil
 	}
-	wheel := make(map[string][]Def, exported(b.Wheel.Inputs))
+	// The wheel's names are numbered as met: ids and names map one to
+	// the other, wheel and peer hold each one's definitions by number, and
+	// the index of both closures (indexNames) numbers them alike.
+	n := exported(b.Wheel.Inputs)
+	ids, names, wheel := make(map[string]int32, n), make([]string, 0, n), make([][]Def, 0, n)
+	slab := make([]Def, 0, 2*n) // every name's first definition on each side
 	for _, o := range b.Wheel.Inputs {
 		if b.Peer.Has(o) || slices.Contains(b.Wheel.OtherPython, o) {
 			continue
 		}
-		exportsOf(o, ignore, func(s *elfobj.Symbol) { wheel[s.Name] = addDef(wheel[s.Name], o, s) })
+		exportsOf(o, ignore, func(s *elfobj.Symbol) {
+			id, ok := ids[s.Name]
+			if !ok {
+				id = int32(len(names))
+				ids[s.Name] = id
+				names, wheel = append(names, s.Name), append(wheel, nil)
+			}
+			wheel[id] = addDef(&slab, wheel[id], o, s)
+		})
 	}
-	peer := make(defsByName, len(wheel)) // at most: the wheel's names
+	peer := make([][]Def, len(names))
 	for _, o := range b.Peer.Closure {
 		if o.Type != elf.ET_DYN || o.Executable || b.Wheel.Shipped(o) {
 			continue
 		}
-		// The wheel's map is already filtered (no linker symbols, none
-		// ignored): being in it is enough. The commands read the closure
+		// The wheel's names are already filtered (no linker symbols, none
+		// ignored): being one is enough. The commands read the closure
 		// keeping the wheel's names only (ConflictNames, PackageNames), so
 		// most of what is asked is in it: no filter in front of the map.
 		for i := range o.Symbols {
@@ -258,21 +271,23 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 			if !s.Exported() || s.Copied() {
 				continue
 			}
-			if _, ok := wheel[s.Name]; ok {
-				peer[s.Name] = addDef(peer[s.Name], o, s)
+			if id, ok := ids[s.Name]; ok {
+				peer[id] = addDef(&slab, peer[id], o, s)
 			}
 		}
 	}
-	names := make([]string, 0, len(peer))
-	for name := range peer {
-		names = append(names, name)
+	var both []int32 // the names defined on both sides, by name
+	for id := range peer {
+		if len(peer[id]) > 0 {
+			both = append(both, int32(id))
+		}
 	}
-	slices.Sort(names)
-	out := make([]Conflict, len(names))
+	sortByName(both, names, 0)
+	out := make([]Conflict, len(both))
 	var definers []*elfobj.Object
 	seen := map[*elfobj.Object]bool{}
-	for i, name := range names {
-		out[i] = Conflict{Name: name, Wheel: wheel[name], Peer: peer[name]}
+	for i, id := range both {
+		out[i] = Conflict{Name: names[id], Wheel: wheel[id], Peer: peer[id]}
 		if AllVague(out[i].Wheel, out[i].Peer) {
 			continue // ordinary C++ whoever binds where: not worth a read
 		}
@@ -284,19 +299,54 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 		}
 	}
 	readReferences(definers)
-	b.bind(out, peer)
+	var objs []*elfobj.Object
+	objs = append(objs, b.Process.Order...)
+	objs = append(objs, b.Wheel.Closure...)
+	objs = append(objs, b.Peer.Closure...)
+	b.bind(out, indexNames(objs, ids, names), both)
 	return out
 }
 
-// defsByName are definitions by symbol name; as Names, the names defined.
-type defsByName map[string][]Def
-
-func (m defsByName) Has(name string) bool {
-	_, ok := m[name]
-	return ok
+// sortByName sorts ids by names[id], whose first depth bytes are the same:
+// a multikey quicksort (Bentley and Sedgewick), which partitions on one
+// byte at a time and so reads a shared prefix once per name, where a
+// comparison sort compares it again for every pair. Mangled C++ names
+// share long ones (_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcE...):
+// sorting a bundled runtime's thousands of conflicts was a tenth of
+// Conflicts. Names are distinct.
+func sortByName(ids []int32, names []string, depth int) {
+	for len(ids) > 16 {
+		pivot := byteAt(names[ids[len(ids)/2]], depth)
+		lt, i, gt := 0, 0, len(ids) // ids[:lt] < pivot, ids[gt:] > pivot
+		for i < gt {
+			switch c := byteAt(names[ids[i]], depth); {
+			case c < pivot:
+				ids[lt], ids[i] = ids[i], ids[lt]
+				lt, i = lt+1, i+1
+			case c > pivot:
+				gt--
+				ids[gt], ids[i] = ids[i], ids[gt]
+			default:
+				i++
+			}
+		}
+		sortByName(ids[:lt], names, depth)
+		sortByName(ids[gt:], names, depth)
+		if pivot < 0 {
+			return // a name that ends here: the only one
+		}
+		ids, depth = ids[lt:gt], depth+1
+	}
+	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(names[a][depth:], names[b][depth:]) })
 }
 
-func (m defsByName) Len() int { return len(m) }
+// byteAt is s[i], or -1 past its end (a name sorts before its extensions).
+func byteAt(s string, i int) int {
+	if i < len(s) {
+		return int(s[i])
+	}
+	return -1
+}
 
 // AllVague reports whether every definition has vague linkage (weak or
 // unique: template instances, inline functions), which the C++ ABI expects
@@ -348,55 +398,50 @@ func readReferences(objs []*elfobj.Object) {
 }
 
 // addDef appends a definition, keeping one per object (the default version
-// over a hidden one).
-func addDef(defs []Def, o *elfobj.Object, s *elfobj.Symbol) []Def {
+// over a hidden one); a name's first starts in slab (appendIn).
+func addDef(slab *[]Def, defs []Def, o *elfobj.Object, s *elfobj.Symbol) []Def {
 	if n := len(defs); n > 0 && defs[n-1].Object == o {
 		if defs[n-1].Symbol.Hidden() && !s.Hidden() {
 			defs[n-1].Symbol = s
 		}
 		return defs
 	}
-	return append(defs, Def{Object: o, Symbol: s})
+	return appendIn(slab, defs, Def{Object: o, Symbol: s})
 }
 
 // bind records, for each conflict, where references from every object of
 // both closures go in the simulated process, and where they would go on
-// their own, and grades the conflict.
-func (b *Build) bind(cs []Conflict, names Names) {
-	var objs []*elfobj.Object
-	objs = append(objs, b.Process.Order...)
-	objs = append(objs, b.Wheel.Closure...)
-	objs = append(objs, b.Peer.Closure...)
-	defs := Index(objs, names)
+// their own, and grades the conflict. defs indexes both closures; conflict
+// i is the name numbered ids[i] in it.
+func (b *Build) bind(cs []Conflict, defs *Definitions, ids []int32) {
 	refs := 0
-	for i := range cs {
-		refs += len(defs.Refs(cs[i].Name))
+	for _, id := range ids {
+		refs += len(defs.named[id].refs)
 	}
 	slab := make([]Binding, 0, refs) // every conflict's bindings in one allocation
 	for i := range cs {
 		c := &cs[i]
 		at := len(slab)
-		if slab = b.bindings(slab, b.Process, defs, c.Name); len(slab) > at {
+		if slab = b.bindings(slab, b.Process, defs, ids[i]); len(slab) > at {
 			c.Bindings = slab[at:len(slab):len(slab)]
 		}
 		c.Use = classify([][]Def{c.Wheel, c.Peer}, c.Bindings)
 	}
 }
 
-// bindings appends to out where each reference to name goes in p: to its
-// bound definition and, for comparison, its own. Executables do not take
-// part in a process they do not run.
-func (b *Build) bindings(out []Binding, p *Process, defs *Definitions, name string) []Binding {
-	of := defs.Of(name)
-	for _, r := range defs.Refs(name) {
-		if r.Object.Executable && r.Object != p.Exe {
+// bindings appends to out where each reference to the name id goes in p:
+// to its bound definition and, for comparison, its own. Executables do not
+// take part in a process they do not run.
+func (b *Build) bindings(out []Binding, p *Process, defs *Definitions, id int32) []Binding {
+	for _, r := range defs.named[id].refs {
+		if r.exe && r.Object != p.Exe {
 			continue
 		}
 		bd := Binding{Side: b.sideOf(r.Object), From: r.Object, Defines: r.Defines}
 		if p.Mapped(r.Object) {
-			bd.To = p.bind(defs, of, r.Object, name, r.Version)
+			bd.To = p.bind(defs, id, r.Object, r.Version)
 		}
-		bd.Own = b.Loader.Own(defs, r.Object, name, r.Version)
+		bd.Own = b.Loader.own(defs, id, r)
 		out = append(out, bd)
 	}
 	return out
@@ -436,9 +481,11 @@ func (b *Build) Duplicates(ignore Ignore) []Duplicate {
 	if len(linked) < 2 {
 		return nil // one object: no name has two definers
 	}
-	by := make(map[string][]Def, exported(linked))
+	n := exported(linked)
+	by := make(map[string][]Def, n)
+	slab := make([]Def, 0, n)
 	for _, o := range linked {
-		eachExport(o, ignore, func(s *elfobj.Symbol) { by[s.Name] = addDef(by[s.Name], o, s) })
+		eachExport(o, ignore, func(s *elfobj.Symbol) { by[s.Name] = addDef(&slab, by[s.Name], o, s) })
 	}
 	var names symset.Set
 	for name, defs := range by {
@@ -490,7 +537,10 @@ func (b *Build) duplicateIn(p *Process, label, name string, all []Def, names *sy
 		return nil
 	}
 	idx := b.index(p, names)
-	d := &Duplicate{Name: name, Defs: defs, Process: label, Bindings: b.bindings(nil, p, idx, name)}
+	d := &Duplicate{Name: name, Defs: defs, Process: label}
+	if id, ok := idx.ids[name]; ok {
+		d.Bindings = b.bindings(nil, p, idx, id)
+	}
 	parties := make([][]Def, len(defs))
 	for i := range defs {
 		parties[i] = defs[i : i+1]

@@ -51,10 +51,10 @@ type Loader struct {
 	// resolved: every dlopen of a process prefetches its closure, and the
 	// closures overlap.
 	prefetched map[*elfobj.Object]bool
-	// trees caches Own's search lists, as positions.
-	trees map[*elfobj.Object]map[*elfobj.Object]int
+	// trees caches ownTree's search lists.
+	trees map[*elfobj.Object][]*elfobj.Object
 	// resolved caches Resolve's answers that do not depend on the chain of
-	// loaders (no DT_RPATH along it): every process and every Own tree
+	// loaders (no DT_RPATH along it): every process and every own tree
 	// resolves the same DT_NEEDED entries again.
 	resolved map[resolveKey]Resolution
 }
@@ -133,7 +133,7 @@ func (l *Loader) Tree(o *elfobj.Object) []*elfobj.Object {
 	return list
 }
 
-// treeMaps are the maps Tree's search fills, kept for the next one: Own
+// treeMaps are the maps Tree's search fills, kept for the next one: own
 // asks for the tree of every object that refers to a conflicting name.
 type treeMaps struct {
 	byName map[string]*elfobj.Object
@@ -142,32 +142,38 @@ type treeMaps struct {
 
 var treePool = sync.Pool{New: func() any { return &treeMaps{byName: map[string]*elfobj.Object{}} }}
 
-// Own returns the object whose definition o's reference to name (asking for
-// version) would bind to if o were loaded alone: the copy o's own link
-// resolved it to, or o itself for its own definitions. nil when o's tree
-// defines none, as when the interpreter is to provide it. defs must index
-// o's tree.
-func (l *Loader) Own(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	if s, ok := defs.defs[name][o]; ok && defs.suits(o, s, name, version) {
-		return o // first in its own tree: no need to build the tree
+// own returns the object whose definition r (a reference to the name id)
+// would bind to if r's object were loaded alone: the copy its own link
+// resolved it to, or the object itself for its own definitions. nil when
+// its tree defines none, as when the interpreter is to provide it. defs
+// must index the object's tree.
+func (l *Loader) own(defs *Definitions, id int32, r Reference) *elfobj.Object {
+	if def := defs.defOf(id, r.Object); def != nil && defs.suits(id, def, r.Version) {
+		return r.Object // first in its own tree: no need to build the tree
 	}
+	if def := defs.first(id, defs.treeRank(l, r), r.Version); def != nil {
+		return def.o
+	}
+	return nil
+}
+
+// ownTree is Tree(o), kept: every index that asks own about o's
+// references asks for the same tree.
+func (l *Loader) ownTree(o *elfobj.Object) []*elfobj.Object {
 	l.mu.Lock()
-	rank, ok := l.trees[o]
+	tree, ok := l.trees[o]
 	l.mu.Unlock()
-	if !ok {
-		tree := l.Tree(o)
-		rank = make(map[*elfobj.Object]int, len(tree))
-		for i, q := range tree {
-			rank[q] = i
-		}
-		l.mu.Lock()
-		if l.trees == nil {
-			l.trees = map[*elfobj.Object]map[*elfobj.Object]int{}
-		}
-		l.trees[o] = rank
-		l.mu.Unlock()
+	if ok {
+		return tree
 	}
-	return defs.first(rank, name, version)
+	tree = l.Tree(o)
+	l.mu.Lock()
+	if l.trees == nil {
+		l.trees = map[*elfobj.Object][]*elfobj.Object{}
+	}
+	l.trees[o] = tree
+	l.mu.Unlock()
+	return tree
 }
 
 // Via says which step of the search found a library.

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"debug/elf"
-	"math"
 	"slices"
 
 	"github.com/etlink/etlink/elfobj"
@@ -54,10 +53,6 @@ type Process struct {
 	// with RTLD_NOW (Python's default) its objects were relocated then,
 	// against that global scope, not against what later dlopens added.
 	globalAt []int
-	// ranks caches each dlopen's lookup order as positions, by the
-	// dlopen's index in lists: Bind asks the same scopes many times. A
-	// dlopen can change any scope.
-	ranks []map[*elfobj.Object]int
 	// unique caches uniqueOwner's answers.
 	unique map[string]*elfobj.Object
 	// Missing holds DT_NEEDED entries that could not be found.
@@ -101,7 +96,7 @@ func (p *Process) Exec(exe *elfobj.Object) {
 // Dlopen maps root and its dependencies as dlopen(root, RTLD_NOW|flags) does
 // and returns root's search list.
 func (p *Process) Dlopen(root *elfobj.Object, global bool) []*elfobj.Object {
-	p.ranks, p.unique = nil, nil // a dlopen can change any scope
+	p.unique = nil // a dlopen can change which copy is first
 	list := p.searchList(root)
 	k := len(p.lists)
 	p.lists = append(p.lists, list)
@@ -228,6 +223,12 @@ func (p *Process) Scope(o *elfobj.Object) []*elfobj.Object {
 	if !ok {
 		return nil
 	}
+	return p.scope(k)
+}
+
+// scope is the lookup order of the objects the k-th dlopen mapped. It
+// never changes: later dlopens add to Global past globalAt[k].
+func (p *Process) scope(k int) []*elfobj.Object {
 	global := p.Global[:p.globalAt[k]]
 	out := append([]*elfobj.Object(nil), global...)
 	for _, q := range p.lists[k] {
@@ -236,27 +237,6 @@ func (p *Process) Scope(o *elfobj.Object) []*elfobj.Object {
 		}
 	}
 	return out
-}
-
-// rank is the position of each object of o's lookup scope in it.
-func (p *Process) rank(o *elfobj.Object) map[*elfobj.Object]int {
-	k, ok := p.opened[o]
-	if !ok {
-		return nil
-	}
-	if p.ranks == nil {
-		p.ranks = make([]map[*elfobj.Object]int, len(p.lists))
-	}
-	if r := p.ranks[k]; r != nil {
-		return r
-	}
-	scope := p.Scope(o)
-	r := make(map[*elfobj.Object]int, len(scope))
-	for i, q := range scope {
-		r[q] = i
-	}
-	p.ranks[k] = r
-	return r
 }
 
 // relocatedBefore reports whether ld.so relocates a before b: dlopen by
@@ -271,31 +251,67 @@ func (p *Process) relocatedBefore(a, b *elfobj.Object) bool {
 
 // Definitions answers "which objects define this name, and which refer to
 // it" for Bind; callers build it once for the names they ask about (Index).
+// Index numbers the names and the objects it meets, so that what a search
+// looks up for each reference is a slice index: not a hash of a mangled
+// name, not a map of a scope's objects.
 type Definitions struct {
 	// ids numbers the names Index met: each one's place in named, so that
 	// a symbol's name is hashed once however much Index records of it.
 	ids   map[string]int32
 	named []named
-	// defs holds named's maps of definitions by name: what Of and the
-	// loader's Own look up.
-	defs map[string]map[*elfobj.Object]*elfobj.Symbol
+	// objs are the indexed objects, each once, and num each one's place in
+	// objs: what a rank is indexed by.
+	objs []*elfobj.Object
+	num  map[*elfobj.Object]int32
 	// versions lists the version of every definition an object has of a
 	// name it defines more than once (libc's memcpy@GLIBC_2.2.5 and
 	// memcpy@@GLIBC_2.14): a reference may ask for an old one. An object
-	// with one definition has that one's version only, which defs holds.
+	// with one definition has that one's version only, which named holds.
 	versions map[definer][]string
+	// scopes and trees are the ranks the searches asked for: each
+	// process's dlopen scopes, and each object's own tree (by its number).
+	scopes []scopeRanks
+	trees  []rank
+}
+
+// rank holds, by object number, each indexed object's position in a search
+// order counting from 1; 0 for one that is not in it.
+type rank []int32
+
+// scopeRanks are the ranks of one process's scopes, by dlopen.
+type scopeRanks struct {
+	p     *Process
+	ranks []rank
 }
 
 // named is what Index found of one name.
 type named struct {
-	defs map[*elfobj.Object]*elfobj.Symbol // nil until a definition
+	name string
+	defs []definition // one per object, in the order Index met them
 	refs []Reference
+}
+
+// definition is one object's exported definition of a name (its default
+// version over a hidden one).
+type definition struct {
+	o   *elfobj.Object
+	s   *elfobj.Symbol
+	num int32 // o's number
+	// What the searches ask of s for every reference, read while Index
+	// has s at hand: whether o's own references bind to it (lookup),
+	// whether it is STB_GNU_UNIQUE, whether its version is hidden.
+	self, unique, hidden bool
+}
+
+func newDefinition(o *elfobj.Object, s *elfobj.Symbol, num int32) definition {
+	return definition{o: o, s: s, num: num, self: s.Visibility() == elf.STV_PROTECTED || o.References && !s.Relocated(),
+		unique: s.Unique(), hidden: s.Hidden()}
 }
 
 // definer is one object's definitions of one name.
 type definer struct {
-	name string
-	o    *elfobj.Object
+	id int32
+	o  *elfobj.Object
 }
 
 // Reference is one object's reference to a symbol.
@@ -306,10 +322,23 @@ type Reference struct {
 	// refers to it through the loader (a relocation names it, or its
 	// relocations were not read).
 	Defines bool
+	exe     bool  // Object.Executable, read while Index has Object at hand
+	num     int32 // Object's number
 }
 
 // Of returns the exported definitions of name, by object.
-func (d *Definitions) Of(name string) map[*elfobj.Object]*elfobj.Symbol { return d.defs[name] }
+func (d *Definitions) Of(name string) map[*elfobj.Object]*elfobj.Symbol {
+	id, ok := d.ids[name]
+	if !ok {
+		return nil
+	}
+	defs := d.named[id].defs
+	of := make(map[*elfobj.Object]*elfobj.Symbol, len(defs))
+	for _, def := range defs {
+		of[def.o] = def.s
+	}
+	return of
+}
 
 // Refs returns the references to name, in the order Index met them.
 func (d *Definitions) Refs(name string) []Reference {
@@ -329,15 +358,48 @@ type Names interface {
 // Index collects, from objs, the exported definitions of the given names
 // and the references to them. Each object is indexed once.
 func Index(objs []*elfobj.Object, names Names) *Definitions {
-	n := names.Len() // each name once, the maps sized at once
-	d := &Definitions{ids: make(map[string]int32, n), named: make([]named, 0, n),
-		defs: make(map[string]map[*elfobj.Object]*elfobj.Symbol, n), versions: map[definer][]string{}}
-	seen := make(map[*elfobj.Object]bool, len(objs))
+	d := newDefinitions(len(objs), names.Len())
+	d.scan(objs, names)
+	return d
+}
+
+// indexNames is Index of names, numbered by ids (names[ids[name]] is
+// name): a caller that numbered them looks its names up by number.
+func indexNames(objs []*elfobj.Object, ids map[string]int32, names []string) *Definitions {
+	d := &Definitions{ids: ids, named: make([]named, len(names)), num: make(map[*elfobj.Object]int32, len(objs))}
+	for i, name := range names {
+		d.named[i].name = name
+	}
+	d.scan(objs, nil)
+	return d
+}
+
+// newDefinitions sizes what Index fills for at most objs objects and
+// names names: each name once.
+func newDefinitions(objs, names int) *Definitions {
+	return &Definitions{ids: make(map[string]int32, names), named: make([]named, 0, names), num: make(map[*elfobj.Object]int32, objs)}
+}
+
+func (d *Definitions) newName(name string) int32 {
+	id := int32(len(d.named))
+	d.ids[name] = id
+	d.named = append(d.named, named{name: name})
+	return id
+}
+
+// scan indexes the symbols of objs by the names numbered so far and, when
+// names is not nil, the others it has.
+func (d *Definitions) scan(objs []*elfobj.Object, names Names) {
+	// Every name's first definition and reference share two slabs: most
+	// names have one of each, which then cost no allocation of their own.
+	defs, refs := make([]definition, 0, len(d.named)), make([]Reference, 0, len(d.named))
 	for _, o := range objs {
-		if seen[o] {
+		if _, seen := d.num[o]; seen {
 			continue
 		}
-		seen[o] = true
+		num := int32(len(d.objs))
+		d.num[o] = num
+		d.objs = append(d.objs, o)
 		for i := range o.Symbols {
 			s := &o.Symbols[i]
 			if s.Name == "" {
@@ -345,56 +407,79 @@ func Index(objs []*elfobj.Object, names Names) *Definitions {
 			}
 			id, ok := d.ids[s.Name]
 			if !ok {
-				if !names.Has(s.Name) {
+				if names == nil || !names.Has(s.Name) {
 					continue
 				}
-				id = int32(len(d.named))
-				d.ids[s.Name] = id
-				d.named = append(d.named, named{})
+				id = d.newName(s.Name)
 			}
-			d.add(&d.named[id], o, s)
+			d.add(&defs, &refs, id, o, s, num)
 		}
 	}
-	return d
 }
 
-// add indexes o's symbol s in e, what Index holds of s's name: a
-// definition, a reference, or both.
-func (d *Definitions) add(e *named, o *elfobj.Object, s *elfobj.Symbol) {
+// add indexes s, a symbol of o (numbered num), under its name's id: a
+// definition, a reference, or both. defs and refs are scan's slabs.
+func (d *Definitions) add(defs *[]definition, refs *[]Reference, id int32, o *elfobj.Object, s *elfobj.Symbol, num int32) {
+	e := &d.named[id]
 	switch {
 	case !s.Defined():
-		e.refer(Reference{Object: o, Version: s.Version()})
+		e.refer(refs, Reference{Object: o, Version: s.Version(), exe: o.Executable, num: num})
 	case s.Exported():
-		if e.defs == nil {
-			e.defs = map[*elfobj.Object]*elfobj.Symbol{}
-			d.defs[s.Name] = e.defs
-		}
-		prev, again := e.defs[o]
-		if !again || prev.Hidden() {
-			e.defs[o] = s // a default version wins over a hidden one
-		}
-		if again {
-			k := definer{s.Name, o}
+		// Index adds one object's symbols before the next's: o's
+		// definition, if any, is the last one.
+		if n := len(e.defs); n > 0 && e.defs[n-1].o == o {
+			prev := &e.defs[n-1]
+			k := definer{id, o}
 			vs, listed := d.versions[k]
 			if !listed {
-				vs = appendVersion(nil, prev) // the first: the only one until now
+				vs = appendVersion(nil, prev.s) // the first: the only one until now
+			}
+			if d.versions == nil {
+				d.versions = map[definer][]string{}
 			}
 			d.versions[k] = appendVersion(vs, s)
+			if prev.hidden {
+				*prev = newDefinition(o, s, num) // a default version wins over a hidden one
+			}
+		} else {
+			e.defs = appendIn(defs, e.defs, newDefinition(o, s, num))
 		}
 		if !o.References || s.Relocated() {
-			e.refer(Reference{Object: o, Defines: true})
+			e.refer(refs, Reference{Object: o, Defines: true, exe: o.Executable, num: num})
 		}
 	}
 }
 
 // refer records r, once per object: Index adds one object's symbols
 // before the next's, so o's reference, if any, is the last one.
-func (e *named) refer(r Reference) {
+func (e *named) refer(slab *[]Reference, r Reference) {
 	if n := len(e.refs); n > 0 && e.refs[n-1].Object == r.Object {
 		return
 	}
-	e.refs = append(e.refs, r)
+	e.refs = appendIn(slab, e.refs, r)
 }
+
+// appendIn appends v to s, whose storage slab holds: an empty s starts as
+// one element of it, a full one moves to twice its room at slab's end (a
+// new slab of slabChunk elements when that is full; the old one stays
+// with the slices in it). The many names with one or two definitions or
+// references share a few allocations instead of one or two each.
+func appendIn[T any](slab *[]T, s []T, v T) []T {
+	if len(s) < cap(s) {
+		return append(s, v)
+	}
+	room := max(1, 2*len(s))
+	if cap(*slab)-len(*slab) < room {
+		*slab = make([]T, 0, max(slabChunk, room))
+	}
+	at := len(*slab)
+	*slab = append(append(*slab, s...), v)[:at+room]
+	return (*slab)[at : at+len(s)+1 : at+room]
+}
+
+// slabChunk is how many elements appendIn adds to a full slab: a few
+// allocations for thousands of names, and little room left unused.
+const slabChunk = 1024
 
 func appendVersion(vs []string, s *elfobj.Symbol) []string {
 	if v := s.Version(); v != "" {
@@ -403,87 +488,144 @@ func appendVersion(vs []string, s *elfobj.Symbol) []string {
 	return vs
 }
 
+// defOf is o's definition of the name id; nil when o defines none. A name
+// has a few definers: a scan costs less than a map.
+func (d *Definitions) defOf(id int32, o *elfobj.Object) *definition {
+	defs := d.named[id].defs
+	for i := range defs {
+		if defs[i].o == o {
+			return &defs[i]
+		}
+	}
+	return nil
+}
+
+// rankOf ranks the indexed objects of order.
+func (d *Definitions) rankOf(order []*elfobj.Object) rank {
+	r := make(rank, len(d.objs))
+	for i, q := range order {
+		if n, ok := d.num[q]; ok && r[n] == 0 {
+			r[n] = int32(i + 1)
+		}
+	}
+	return r
+}
+
+// scopeRank is the rank of the lookup scope of p's k-th dlopen.
+func (d *Definitions) scopeRank(p *Process, k int) rank {
+	i := slices.IndexFunc(d.scopes, func(s scopeRanks) bool { return s.p == p })
+	if i < 0 {
+		i = len(d.scopes)
+		d.scopes = append(d.scopes, scopeRanks{p: p})
+	}
+	s := &d.scopes[i]
+	if k >= len(s.ranks) {
+		s.ranks = append(s.ranks, make([]rank, k+1-len(s.ranks))...)
+	}
+	if s.ranks[k] == nil {
+		s.ranks[k] = d.rankOf(p.scope(k))
+	}
+	return s.ranks[k]
+}
+
+// treeRank is the rank of the tree of r's object (Loader.Tree).
+func (d *Definitions) treeRank(l *Loader, r Reference) rank {
+	if d.trees == nil {
+		d.trees = make([]rank, len(d.objs))
+	}
+	if d.trees[r.num] == nil {
+		d.trees[r.num] = d.rankOf(l.ownTree(r.Object))
+	}
+	return d.trees[r.num]
+}
+
 // Bind returns the object whose definition a reference from o to name (asking
 // for version, "" for none) binds to, or nil when nothing in scope defines it
 // (or o is not mapped).
 func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	return p.bind(defs, defs.Of(name), o, name, version)
+	id, ok := defs.ids[name]
+	if !ok {
+		return nil
+	}
+	return p.bind(defs, id, o, version)
 }
 
-// bind is Bind given of, defs.Of(name): looked up once for every
-// reference to a name.
-func (p *Process) bind(defs *Definitions, of map[*elfobj.Object]*elfobj.Symbol, o *elfobj.Object, name, version string) *elfobj.Object {
-	to := p.lookup(defs, of, o, name, version)
-	if to != nil && of[to].Unique() {
-		if first := p.uniqueOwner(defs, name); first != nil {
+// bind is Bind of the name numbered id.
+func (p *Process) bind(defs *Definitions, id int32, o *elfobj.Object, version string) *elfobj.Object {
+	to := p.lookup(defs, id, o, version)
+	if to == nil {
+		return nil
+	}
+	if to.unique {
+		if first := p.uniqueOwner(defs, id); first != nil {
 			return first
 		}
 	}
-	return to
+	return to.o
 }
 
 // lookup is the scope search of one reference, before the unique table.
 // An object's use of its own definition never reaches the loader when the
 // definition is protected, or when no relocation of the object names it
 // (bound at link time: -Bsymbolic, a call within the object): it binds to
-// itself. of is defs.Of(name).
-func (p *Process) lookup(defs *Definitions, of map[*elfobj.Object]*elfobj.Symbol, o *elfobj.Object, name, version string) *elfobj.Object {
-	if s, ok := of[o]; ok && (s.Visibility() == elf.STV_PROTECTED || o.References && !s.Relocated()) {
-		return o
+// itself.
+func (p *Process) lookup(defs *Definitions, id int32, o *elfobj.Object, version string) *definition {
+	if def := defs.defOf(id, o); def != nil && def.self {
+		return def
 	}
-	return defs.firstOf(of, p.rank(o), name, version)
+	k, ok := p.opened[o]
+	if !ok {
+		return nil
+	}
+	return defs.first(id, defs.scopeRank(p, k), version)
 }
 
-// first returns the definer of name that comes first in rank and suits
-// the version asked for.
-func (d *Definitions) first(rank map[*elfobj.Object]int, name, version string) *elfobj.Object {
-	return d.firstOf(d.defs[name], rank, name, version)
-}
-
-// firstOf is first among of, name's definitions (d.Of(name)).
-func (d *Definitions) firstOf(of map[*elfobj.Object]*elfobj.Symbol, rank map[*elfobj.Object]int, name, version string) *elfobj.Object {
-	var best *elfobj.Object
-	bestAt := math.MaxInt
-	for q, s := range of {
-		if at, ok := rank[q]; ok && at < bestAt && d.suits(q, s, name, version) {
-			best, bestAt = q, at
+// first returns the definition of the name id that comes first in r and
+// suits the version asked for; nil for none.
+func (d *Definitions) first(id int32, r rank, version string) *definition {
+	var best *definition
+	defs := d.named[id].defs
+	for i := range defs {
+		def := &defs[i]
+		if at := r[def.num]; at != 0 && (best == nil || at < r[best.num]) && d.suits(id, def, version) {
+			best = def
 		}
 	}
 	return best
 }
 
-// suits applies ld.so's version rule to object q, whose default (or only)
-// definition of name is def: a versioned reference takes a definition of
+// suits applies ld.so's version rule to def, an object's default (or only)
+// definition of the name id: a versioned reference takes a definition of
 // that version, or an unversioned one; an unversioned reference takes the
 // default version and never a hidden one.
-func (d *Definitions) suits(q *elfobj.Object, def *elfobj.Symbol, name, want string) bool {
+func (d *Definitions) suits(id int32, def *definition, want string) bool {
 	if want == "" {
-		return !def.Hidden()
+		return !def.hidden
 	}
-	v := def.Version()
-	return v == "" || v == want || slices.Contains(d.versions[definer{name, q}], want)
+	v := def.s.Version()
+	return v == "" || v == want || slices.Contains(d.versions[definer{id, def.o}], want)
 }
 
 // uniqueOwner returns the definition of a STB_GNU_UNIQUE name the process
 // registered first: the lookup of the first reference, in relocation
 // order, that found a unique definition.
-func (p *Process) uniqueOwner(defs *Definitions, name string) *elfobj.Object {
-	if o, ok := p.unique[name]; ok {
+func (p *Process) uniqueOwner(defs *Definitions, id int32) *elfobj.Object {
+	e := &defs.named[id]
+	if o, ok := p.unique[e.name]; ok {
 		return o
 	}
 	var owner, by *elfobj.Object
-	of := defs.Of(name)
-	for _, r := range defs.Refs(name) {
+	for _, r := range e.refs {
 		if !p.Mapped(r.Object) || by != nil && !p.relocatedBefore(r.Object, by) {
 			continue
 		}
-		if to := p.lookup(defs, of, r.Object, name, r.Version); to != nil && of[to].Unique() {
-			owner, by = to, r.Object
+		if to := p.lookup(defs, id, r.Object, r.Version); to != nil && to.unique {
+			owner, by = to.o, r.Object
 		}
 	}
 	if p.unique == nil {
 		p.unique = map[string]*elfobj.Object{}
 	}
-	p.unique[name] = owner
+	p.unique[e.name] = owner
 	return owner
 }

@@ -56,12 +56,12 @@ __asm__(".symver foo_v2, foo@@V2");
 	var names symset.Set
 	names.Add("foo")
 	defs := Index(objs, &names)
-	scope := map[*elfobj.Object]int{newer: 0, old: 1}
+	scope := defs.rankOf([]*elfobj.Object{newer, old})
 	for _, c := range []struct {
 		version string
 		want    *elfobj.Object
 	}{{"V1", old}, {"V2", newer}, {"", newer}} {
-		if got := defs.first(scope, "foo", c.version); got != c.want {
+		if got := defs.first(defs.ids["foo"], scope, c.version); got == nil || got.o != c.want {
 			t.Errorf("a reference to foo asking for %q binds to %v, want %s", c.version, got, c.want.Path)
 		}
 	}

@@ -1,6 +1,7 @@
 package elfobj
 
 import (
+	"bytes"
 	"debug/elf"
 	"fmt"
 	"io"
@@ -125,21 +126,28 @@ func markRelocs(f *elf.File, r io.ReaderAt, s *elf.Section, flags []uint8, copyT
 // applyRefs copies the flags of .dynsym's entries onto o.Symbols, which
 // hold those entries in table order with some left out (the null symbol,
 // version nodes, the names Options.Only did not ask for): each Symbol is
-// matched to the next entry with its name and value.
+// matched to the next entry with its name and value. When none but the
+// null symbol was left out (a wheel's object, read whole) the match is
+// the table's order, and neither table is read.
 func applyRefs(f *elf.File, r io.ReaderAt, dynsym *elf.Section, symSize uint64, flags []uint8, o *Object) error {
+	if uint64(len(o.Symbols)) == uint64(len(flags))-1 {
+		for k := range o.Symbols {
+			o.Symbols[k].refs = flags[k+1]
+		}
+		return nil
+	}
 	if int(dynsym.Link) >= len(f.Sections) {
 		return fmt.Errorf("malformed ELF: .dynsym links to section %d of %d", dynsym.Link, len(f.Sections))
 	}
 	strSec := f.Sections[dynsym.Link]
-	table := make([]byte, dynsym.FileSize)
-	str := make([]byte, strSec.FileSize)
+	buf := make([]byte, dynsym.FileSize+strSec.FileSize) // one allocation for both
+	table, str := buf[:dynsym.FileSize], buf[dynsym.FileSize:]
 	if _, err := r.ReadAt(table, int64(dynsym.Offset)); err != nil {
 		return fmt.Errorf("truncated ELF: .dynsym: %w", err)
 	}
 	if _, err := r.ReadAt(str, int64(strSec.Offset)); err != nil {
 		return fmt.Errorf("truncated ELF: %s: %w", strSec.Name, err)
 	}
-	strs := string(str)
 	bo := f.ByteOrder
 	k := 0
 	for i := uint64(1); i < uint64(len(flags)) && k < len(o.Symbols); i++ {
@@ -151,7 +159,7 @@ func applyRefs(f *elf.File, r io.ReaderAt, dynsym *elf.Section, symSize uint64, 
 			value = uint64(bo.Uint32(raw[4:]))
 		}
 		s := &o.Symbols[k]
-		if value != s.Value || tabString(strs, int(bo.Uint32(raw))) != s.Name {
+		if value != s.Value || !nameAt(str, int(bo.Uint32(raw)), s.Name) {
 			continue
 		}
 		s.refs = flags[i]
@@ -161,6 +169,19 @@ func applyRefs(f *elf.File, r io.ReaderAt, dynsym *elf.Section, symSize uint64, 
 		return fmt.Errorf("internal error: dynamic symbol %q not found in .dynsym", o.Symbols[k].Name)
 	}
 	return nil
+}
+
+// nameAt reports whether tabString reads name at off in the string table
+// tab, comparing in place: no copy of the table, no search for its end.
+func nameAt(tab []byte, off int, name string) bool {
+	if off < 0 || off >= len(tab) {
+		return name == ""
+	}
+	if name == "" {
+		return bytes.IndexByte(tab[off:], 0) <= 0 // an empty string, or none
+	}
+	end := off + len(name)
+	return end < len(tab) && tab[end] == 0 && string(tab[off:end]) == name
 }
 
 // ReadReferences sets Symbol.Relocated and Symbol.Copied on an object read

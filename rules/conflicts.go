@@ -248,36 +248,55 @@ var processWide = map[string]bool{
 	"gflags": true, "glog": true, "protobuf": true, "onnx": true, "oneDNN": true,
 }
 
-// grade is the severity of a symbol several objects define, from how the
-// process uses the copies and what the symbol is (ET301's documentation);
-// why says it in words.
-func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) (sev finding.Severity, linkage, why string) {
+// A verdict is what grade says of a symbol several objects define: its
+// severity, its linkage, and why in words.
+type verdict struct {
+	sev     finding.Severity
+	linkage string
+	why     string
+}
+
+// The verdicts grade gives, one of each: a graded conflict points to its
+// own (thousands of conflicts hold a pointer, not two strings each).
+var (
+	vagueCopies    = verdict{finding.Note, "vague", "vague linkage on every side: the C++ ABI expects copies"}
+	uniqueCopies   = verdict{finding.Note, "vague", "STB_GNU_UNIQUE on every side: the loader binds every reference in the process to one copy"}
+	mixedState     = verdict{finding.Error, "strong", "references bind to another copy than their own: two states mixed"}
+	interposedCode = verdict{finding.Note, "strong", "references bind to another copy than their own, which holds no state to split: code, read-only data or RTTI compared by name"}
+	splitOneState  = verdict{finding.Warning, "strong", "both copies are live: two copies of state meant to be one per process"}
+	splitState     = verdict{finding.Note, "strong", "both copies are live, each used by its own: two copies of this state (an error only if it is meant to be one per process: name its owner in etlink.toml)"}
+	duplicatedCode = verdict{finding.Note, "strong", "both copies are live, each used by its own: duplicated code"}
+	oneCopyUsed    = verdict{finding.Note, "strong", "at most one copy is used in the process"}
+)
+
+// grade is the verdict on a symbol several objects define, from how the
+// process uses the copies and what the symbol is (ET301's documentation).
+func (ctx *Context) grade(use analyze.Use, name string, defs ...[]analyze.Def) *verdict {
 	state := false
 	for _, ds := range defs {
 		for _, d := range ds {
 			state = state || isState(d)
 		}
 	}
-	linkage = "strong"
 	switch {
 	case analyze.AllVague(defs...) && !state:
-		return finding.Note, "vague", "vague linkage on every side: the C++ ABI expects copies"
+		return &vagueCopies
 	case analyze.AllUnique(defs...) && !ctx.bundledRuntime(name, defs...):
 		// One copy per process by the loader's rule: the state is one,
 		// and the code that uses it is the same header code everywhere.
-		return finding.Note, "vague", "STB_GNU_UNIQUE on every side: the loader binds every reference in the process to one copy"
+		return &uniqueCopies
 	case use == analyze.Interposed && state:
-		return finding.Error, linkage, "references bind to another copy than their own: two states mixed"
+		return &mixedState
 	case use == analyze.Interposed:
-		return finding.Note, linkage, "references bind to another copy than their own, which holds no state to split: code, read-only data or RTTI compared by name"
+		return &interposedCode
 	case use == analyze.Separate && (state || ctx.registration(name)) && ctx.oneInProcess(name, defs...):
-		return finding.Warning, linkage, "both copies are live: two copies of state meant to be one per process"
+		return &splitOneState
 	case use == analyze.Separate && state:
-		return finding.Note, linkage, "both copies are live, each used by its own: two copies of this state (an error only if it is meant to be one per process: name its owner in etlink.toml)"
+		return &splitState
 	case use == analyze.Separate:
-		return finding.Note, linkage, "both copies are live, each used by its own: duplicated code"
+		return &duplicatedCode
 	}
-	return finding.Note, linkage, "at most one copy is used in the process"
+	return &oneCopyUsed
 }
 
 // bundledRuntime reports whether a definer of a C++ runtime's symbol
@@ -397,11 +416,9 @@ const bundleMin = 10
 
 // graded is one ET301 conflict as one wheel definition sees it.
 type graded struct {
-	c       *analyze.Conflict
-	w       analyze.Def
-	sev     finding.Severity
-	linkage string
-	why     string
+	c *analyze.Conflict
+	w analyze.Def
+	*verdict
 }
 
 // details are the finding's Details about g's symbol.
@@ -434,7 +451,7 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 	var order []pair
 	for i := range cs {
 		c := &cs[i]
-		sev, linkage, why := ctx.grade(c.Use, c.Name, c.Wheel, c.Peer)
+		v := ctx.grade(c.Use, c.Name, c.Wheel, c.Peer)
 		for _, w := range c.Wheel {
 			k := pair{w.Object, c.Peer[0].Object}
 			for _, p := range c.Peer[1:] {
@@ -446,7 +463,7 @@ func checkPeerConflicts(r *Rule, ctx *Context) []finding.Finding {
 				order = append(order, k)
 				groups[k] = make([]graded, 0, shared[k]) // at most: the group's symbols are shared by k
 			}
-			groups[k] = append(groups[k], graded{c, w, sev, linkage, why})
+			groups[k] = append(groups[k], graded{c, w, v})
 		}
 	}
 	var singles []graded
@@ -705,19 +722,19 @@ func checkWheelDuplicates(r *Rule, ctx *Context) []finding.Finding {
 	b := ctx.Build
 	var out []finding.Finding
 	for _, d := range b.Duplicates(ctx.ignore()) {
-		sev, linkage, why := ctx.grade(d.Use, d.Name, d.Defs)
+		v := ctx.grade(d.Use, d.Name, d.Defs)
 		subj := subject(ctx, d.Defs[0].Object, d.Name)
 		subj.Peer = objectList(d.Defs[1:])
 		msg := fmt.Sprintf("%s, exported by %d objects %s loads: %s; %s", d.Defs[0].Symbol.TypeName(),
-			len(d.Defs), baseName(d.Process), objectList(d.Defs), why)
-		f := r.newFinding(sev, subj, msg)
+			len(d.Defs), baseName(d.Process), objectList(d.Defs), v.why)
+		f := r.newFinding(v.sev, subj, msg)
 		for _, def := range d.Defs {
 			f.Evidence = append(f.Evidence, defStep("wheel", def))
 		}
 		f.Evidence = append(f.Evidence, bindSteps(b, d.Bindings)...)
 		f.Fix = r.Fix
 		f.Details = later[ConflictDetails](func() ConflictDetails {
-			return ConflictDetails{Linkage: linkage, Use: d.Use.String(), Process: d.Process,
+			return ConflictDetails{Linkage: v.linkage, Use: d.Use.String(), Process: d.Process,
 				Wheel: defDetails(d.Defs), Bindings: bindDetails(d.Bindings)}
 		})
 		out = append(out, f)
