@@ -17,12 +17,13 @@ package pyload
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/etlink/etlink/internal/sysfile"
 )
 
 // Step is one library the import opens.
@@ -298,9 +299,9 @@ func (r *reader) load(name string) ([]byte, bool) {
 	if cap(r.buf) < size {
 		r.buf = make([]byte, 0, max(size, minBuffer))
 	}
-	buf := readUpTo(f, r.buf[:0], size)
+	buf := sysfile.ReadUpTo(f, r.buf[:0], size)
 	if len(buf) == size && size < limit { // longer than it said
-		buf = readUpTo(f, buf, limit)
+		buf = sysfile.ReadUpTo(f, buf, limit)
 	}
 	r.buf = buf
 	return buf, true
@@ -315,22 +316,6 @@ type BufferFS interface {
 	// buf. The error is the open's: a read that fails ends the file, as
 	// it ends when read through fs.File.
 	AppendFile(name string, buf []byte, limit int) ([]byte, error)
-}
-
-// readUpTo reads f to its end or limit bytes, appended to buf (grown as
-// io.ReadAll grows its own if f is longer than its capacity).
-func readUpTo(f io.Reader, buf []byte, limit int) []byte {
-	for len(buf) < limit {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
-		buf = buf[:len(buf)+n]
-		if err != nil {
-			break
-		}
-	}
-	return buf
 }
 
 // importModule imports a dotted module as Python does (each parent package

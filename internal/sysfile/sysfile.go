@@ -7,6 +7,25 @@
 // calls.
 package sysfile
 
+import "io"
+
 // Buffer is the size of a directory read's buffer (os.ReadDir's is 8 KB):
 // most directories are read in one call, and a second says the end.
 const Buffer = 32 << 10
+
+// ReadUpTo reads r to its end or limit bytes, appended to buf (grown as
+// io.ReadAll grows its own when r is longer than its capacity): a failed
+// read ends it there, keeping what was read.
+func ReadUpTo(r io.Reader, buf []byte, limit int) []byte {
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			break
+		}
+	}
+	return buf
+}

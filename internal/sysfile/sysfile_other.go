@@ -30,15 +30,6 @@ func Append(path string, buf []byte, limit int) ([]byte, error) {
 		return buf, err
 	}
 	defer f.Close()
-	for len(buf) < limit {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
-		buf = buf[:len(buf)+n]
-		if err != nil {
-			break
-		}
-	}
+	buf = ReadUpTo(f, buf, limit)
 	return buf, nil
 }
