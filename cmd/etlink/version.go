@@ -10,14 +10,10 @@ import (
 // version, commit and date name this build. packaging/build-wheels.sh
 // stamps all three with -ldflags "-X main.version=V -X main.commit=C
 // -X main.date=D" (it builds with -buildvcs=false, so nothing else would
-// say them); a plain go build or go install leaves them empty and init
-// fills them from what the go command recorded.
+// say them); a plain go build or go install leaves them empty and the
+// version command fills them from what the go command recorded (read when
+// asked: parsing it at start-up cost every run).
 var version, commit, date string
-
-func init() {
-	bi, _ := debug.ReadBuildInfo()
-	version, commit, date = stamped(bi, version, commit, date)
-}
 
 // stamped completes the -X stamps v, c and d from bi (nil when the binary
 // carries no build information): the module version go install or a
@@ -51,7 +47,9 @@ var versionCmd = &command{
 		if code, ok := c.parse(a, c.flags(a), args); !ok {
 			return code
 		}
-		fmt.Fprintf(a.stdout, "etlink %s (commit %s, date %s)\n", version, commit, date)
+		bi, _ := debug.ReadBuildInfo()
+		ver, rev, day := stamped(bi, version, commit, date)
+		fmt.Fprintf(a.stdout, "etlink %s (commit %s, date %s)\n", ver, rev, day)
 		return exitOK
 	},
 }

@@ -102,12 +102,6 @@ var Program = sync.OnceValue(func() string {
 	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
 })
 
-type record struct {
-	Key       string          `json:"key"`
-	Value     json.RawMessage `json:"value"`
-	Witnesses []Witness       `json:"witnesses"`
-}
-
 // file is where key's record is kept.
 func (s *Store) file(key string) string {
 	h := sha256.Sum256([]byte(key))
@@ -125,8 +119,8 @@ func (s *Store) Get(key string, v any) bool {
 	if err != nil {
 		return false
 	}
-	var r record
-	if json.Unmarshal(data, &r) != nil || r.Key != key {
+	r, ok := decodeRecord(data, key)
+	if !ok {
 		return false
 	}
 	for _, w := range r.Witnesses {
@@ -178,8 +172,7 @@ func (s *Store) PutLinks(key string, v any, paths, links []string) {
 	if r.Value, err = json.Marshal(v); err != nil {
 		return
 	}
-	data, err := json.Marshal(r)
-	if err != nil || keepfile.Write(s.file(key), data) != nil {
+	if keepfile.Write(s.file(key), r.encode()) != nil {
 		return
 	}
 	keepfile.Trim(s.dir, s.max)
