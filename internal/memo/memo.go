@@ -168,11 +168,25 @@ func (s *Store) PutLinks(key string, v any, paths, links []string) {
 			r.Witnesses = append(r.Witnesses, w)
 		}
 	}
+	s.write(&r, v)
+}
+
+// PutWitnessed remembers v for key with witnesses the caller took itself
+// (each stat'd before what it witnesses was read) and found settled
+// (unchanged within keepfile.Racy).
+func (s *Store) PutWitnessed(key string, v any, witnesses []Witness) {
+	if s != nil && s.dir != "" {
+		s.write(&record{Key: key, Witnesses: witnesses}, v)
+	}
+}
+
+// write keeps r with v as its value.
+func (s *Store) write(r *record, v any) {
 	var err error
 	if r.Value, err = json.Marshal(v); err != nil {
 		return
 	}
-	if keepfile.Write(s.file(key), r.encode()) != nil {
+	if keepfile.Write(s.file(r.Key), r.encode()) != nil {
 		return
 	}
 	keepfile.Trim(s.dir, s.max)
