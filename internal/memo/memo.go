@@ -53,13 +53,7 @@ type Witness struct {
 func ChangeTime(p string) int64 { return WitnessOf(p).Changed }
 
 // WitnessOf is p as it is now.
-func WitnessOf(p string) Witness {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return Witness{Path: p}
-	}
-	return WitnessOfInfo(p, fi)
-}
+func WitnessOf(p string) Witness { return statWitness(p, false) }
 
 // WitnessOfInfo is p as fi says it is: a stat of p (followed) just taken,
 // by whoever had it open already.
@@ -70,14 +64,7 @@ func WitnessOfInfo(p string, fi fs.FileInfo) Witness {
 
 // LinkWitnessOf is p as it is now, not followed if it is a link: a link
 // retargeted is another file (ln -sf makes a new one).
-func LinkWitnessOf(p string) Witness {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return Witness{Path: p, Link: true}
-	}
-	ino, changed := inodeAndChange(fi)
-	return Witness{Path: p, Link: true, Exists: true, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Changed: changed}
-}
+func LinkWitnessOf(p string) Witness { return statWitness(p, true) }
 
 // now is the witness's path as it is now, taken as w was.
 func (w Witness) now() Witness {

@@ -192,3 +192,34 @@ func TestRecordRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestWitnessAsStatSaysIt: a witness taken by path is the one WitnessOfInfo
+// makes of the FileInfo os.Stat (os.Lstat for a link) gives.
+func TestWitnessAsStatSaysIt(t *testing.T) {
+	dir := t.TempDir()
+	f, link := filepath.Join(dir, "f"), filepath.Join(dir, "l")
+	write(t, f, "some bytes")
+	if err := os.Symlink(f, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{f, link, dir} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := WitnessOf(p), WitnessOfInfo(p, fi); got != want {
+			t.Errorf("WitnessOf(%s) = %+v, want %+v", p, got, want)
+		}
+		if fi, err = os.Lstat(p); err != nil {
+			t.Fatal(err)
+		}
+		want := WitnessOfInfo(p, fi)
+		want.Link = true
+		if got := LinkWitnessOf(p); got != want {
+			t.Errorf("LinkWitnessOf(%s) = %+v, want %+v", p, got, want)
+		}
+	}
+	if w := WitnessOf(filepath.Join(dir, "none")); w.Exists || w.Ino != 0 {
+		t.Errorf("a path not there: %+v", w)
+	}
+}
