@@ -26,7 +26,13 @@ const (
 
 // encode is r in its file's format.
 func (r *record) encode() []byte {
-	b := binary.AppendUvarint([]byte(recordMagic), uint64(len(r.Key)))
+	n := len(recordMagic) + len(r.Key) + len(r.Value) + 2*binary.MaxVarintLen64
+	for _, w := range r.Witnesses {
+		n += len(w.Path) + 1 + 5*binary.MaxVarintLen64
+	}
+	b := make([]byte, 0, n) // grown once: a torch record is tens of kilobytes
+	b = append(b, recordMagic...)
+	b = binary.AppendUvarint(b, uint64(len(r.Key)))
 	b = append(b, r.Key...)
 	b = binary.AppendUvarint(b, uint64(len(r.Witnesses)))
 	for _, w := range r.Witnesses {
