@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/etlink/etlink/datafile"
 )
@@ -510,7 +511,7 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 	if uc := e.funcs[name]; uc != nil {
 		return e.callUser(c, cmd, uc)
 	}
-	if strings.HasPrefix(name, "_") && knownCommands[name[1:]] {
+	if strings.HasPrefix(name, "_") && knownCommands()[name[1:]] {
 		name = name[1:]
 	}
 	switch name {
@@ -603,7 +604,7 @@ func (e *evaluator) call(c *ctx, cmd *Command) ctl {
 		if e.onOther != nil {
 			e.onOther(cmd, args)
 		}
-		if !knownCommands[name] {
+		if !knownCommands()[name] {
 			e.unknownCommand(cmd, name)
 		}
 		e.unknownOutputs(c, name, args)
@@ -696,8 +697,9 @@ func (e *evaluator) unknownOutputs(c *ctx, name string, args []xarg) {
 }
 
 // knownCommands are CMake's own commands (for if(COMMAND) and the
-// _name form of an overridden command).
-var knownCommands = func() map[string]bool {
+// _name form of an overridden command), made when first asked: a run that
+// reads no CMake (conflicts, check) does not pay for it at start-up.
+var knownCommands = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, n := range strings.Fields(`
 		add_compile_definitions add_compile_options add_custom_command add_custom_target
@@ -721,4 +723,4 @@ var knownCommands = func() map[string]bool {
 		m[n] = true
 	}
 	return m
-}()
+})

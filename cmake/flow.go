@@ -28,7 +28,7 @@ func (cc condCtx) modelled(ns string) bool { return cc.e.modelledNS[ns] }
 
 func (cc condCtx) hasCommand(name string) bool {
 	name = strings.ToLower(name)
-	return cc.e.funcs[name] != nil || knownCommands[name]
+	return cc.e.funcs[name] != nil || knownCommands()[name]
 }
 
 // condition evaluates an if()/elseif()/while() condition; why says why it

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/etlink/etlink/datafile"
 )
@@ -139,7 +140,9 @@ func Load(path string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ldcache: %w", err)
 	}
-	c, err := Parse(data)
+	// data is Load's own, never written again: the image's strings are
+	// its bytes, not a copy of the file (77 KB of fresh memory).
+	c, err := parse(data, unsafe.String(unsafe.SliceData(data), len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -151,12 +154,16 @@ func Load(path string) (*Cache, error) {
 // string offset is checked against len(data) before it is used, so a corrupt
 // or hostile file yields a *FormatError, never a panic or an allocation sized
 // by a field of the file.
-func Parse(data []byte) (*Cache, error) {
+func Parse(data []byte) (*Cache, error) { return parse(data, string(data)) }
+
+// parse is Parse with img, data as a string: every name and path is a
+// substring of it, so entries that share or overlap strings cost no copies.
+func parse(data []byte, img string) (*Cache, error) {
 	switch {
 	case bytes.HasPrefix(data, []byte(magicNew)):
-		return parseNew(data, 0)
+		return parseNew(data, img, 0)
 	case bytes.HasPrefix(data, []byte(magicOld)):
-		return parseOld(data)
+		return parseOld(data, img)
 	}
 	if len(data) < len(magicOld) {
 		return nil, formatErr(0, "file too short for a cache header: %d bytes", len(data))
@@ -167,7 +174,7 @@ func Parse(data []byte) (*Cache, error) {
 
 // parseOld reads the libc5-era format and, when one follows it, the new
 // table embedded after the old entries (ldconfig -c compat).
-func parseOld(data []byte) (*Cache, error) {
+func parseOld(data []byte, img string) (*Cache, error) {
 	if len(data) < oldHeaderSize {
 		return nil, formatErr(0, "truncated old-format header: %d bytes, need %d", len(data), oldHeaderSize)
 	}
@@ -193,11 +200,10 @@ func parseOld(data []byte) (*Cache, error) {
 	// 8 on 64-bit hosts, 4 on i386, where uint64_t is 4-aligned in structs.
 	for _, off := range []int{(strBase + 7) &^ 7, strBase} {
 		if off+newHeaderSize <= len(data) && bytes.HasPrefix(data[off:], []byte(magicNew)) {
-			return parseNew(data, off)
+			return parseNew(data, img, off)
 		}
 	}
 
-	img := string(data)
 	c := &Cache{Entries: make([]Entry, 0, n)}
 	for i := range n {
 		p := oldHeaderSize + i*oldEntrySize
@@ -212,7 +218,7 @@ func parseOld(data []byte) (*Cache, error) {
 
 // parseNew reads the new format whose header starts at base; its string
 // offsets are relative to base.
-func parseNew(data []byte, base int) (*Cache, error) {
+func parseNew(data []byte, img string, base int) (*Cache, error) {
 	if len(data)-base < newHeaderSize {
 		return nil, formatErr(base, "truncated header: %d bytes, need %d", len(data)-base, newHeaderSize)
 	}
@@ -243,9 +249,6 @@ func parseNew(data []byte, base int) (*Cache, error) {
 	}
 	n := int(order.Uint32(data[base+newCountOff:]))
 
-	// One string for the whole image: every name and path is a substring
-	// of it, so entries that share or overlap strings cost no copies.
-	img := string(data)
 	c := &Cache{Entries: make([]Entry, 0, n)}
 	for i := range n {
 		p := base + newHeaderSize + i*newEntrySize
@@ -395,18 +398,18 @@ func (c *Cache) Lookup(soname string, machine elf.Machine, class elf.Class) (str
 	c.indexOnce.Do(func() {
 		// Chained through next, in file order: two allocations, not one
 		// slice per name (a cache holds a thousand or more).
+		// Built from the last entry back, each put before the name's
+		// first so far: one map, not a second for the chains' ends.
 		c.first = make(map[string]int32, len(c.Entries))
 		c.next = make([]int32, len(c.Entries))
-		last := make(map[string]int32, len(c.Entries))
-		for i := range c.Entries {
-			c.next[i] = -1
+		for i := len(c.Entries) - 1; i >= 0; i-- {
 			k := key(c.Entries[i].Name)
-			if j, ok := last[k]; ok {
-				c.next[j] = int32(i)
+			if j, ok := c.first[k]; ok {
+				c.next[i] = j
 			} else {
-				c.first[k] = int32(i)
+				c.next[i] = -1
 			}
-			last[k] = int32(i)
+			c.first[k] = int32(i)
 		}
 	})
 	fallback, found := "", false

@@ -172,4 +172,11 @@ var ErrNotLink = errors.New("not a link command")
 // ErrArchive is returned (wrapped, and wrapping ErrNotLink) for a command
 // file that only creates a static archive: a static library's link.txt in
 // a Makefiles build (ar qc ...; ranlib ...). It is no link, and no error.
-var ErrArchive = fmt.Errorf("%w: it creates a static archive", ErrNotLink)
+// (Not made with fmt.Errorf: formatting at start-up cost every run.)
+var ErrArchive error = notLinkError("it creates a static archive")
+
+// notLinkError is ErrNotLink with why.
+type notLinkError string
+
+func (e notLinkError) Error() string { return ErrNotLink.Error() + ": " + string(e) }
+func (notLinkError) Unwrap() error   { return ErrNotLink }

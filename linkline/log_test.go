@@ -93,8 +93,9 @@ func TestParseLinkTxt(t *testing.T) {
 	}
 	eq(t, "pre Source line", l.Source.Line, 3)
 
-	if _, err := ParseLinkTxt(filepath.Join(build, "CMakeFiles/stat.dir/link.txt"), opt); !errors.Is(err, ErrNotLink) {
-		t.Errorf("static library: %v, want ErrNotLink", err)
+	_, err = ParseLinkTxt(filepath.Join(build, "CMakeFiles/stat.dir/link.txt"), opt)
+	if !errors.Is(err, ErrArchive) || !errors.Is(err, ErrNotLink) || !strings.HasSuffix(err.Error(), ": not a link command: it creates a static archive") {
+		t.Errorf("static library: %v, want ErrArchive, an ErrNotLink", err)
 	}
 	_, err = ParseLinkTxt(filepath.Join(build, "CMakeFiles/bad.dir/link.txt"), opt)
 	if !errors.Is(err, ErrResponseFile) || !strings.Contains(err.Error(), "bad.dir/link.txt:1: ") {

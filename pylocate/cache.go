@@ -116,7 +116,6 @@ var clock = time.Now
 type record struct {
 	Key       string    `json:"key"`
 	Dir       string    `json:"dir,omitempty"`
-	Files     []string  `json:"files,omitempty"` // PackageFiles' listing of Dir
 	Exe       string    `json:"exe,omitempty"`
 	Version   string    `json:"version,omitempty"`
 	Err       string    `json:"err,omitempty"`

@@ -330,12 +330,11 @@ func lastLine(s, fallback string) string {
 // keepfile.Racy (whose next change may keep the same time stamp, as git's
 // "racy" index entries) keeps the listing from being remembered.
 func PackageFiles(dir string) ([]string, error) {
-	key := filesKey(dir)
-	// A listing holds one file at least (else walkPackage errs): a record
-	// without them is one an etlink that knows no listings rewrote.
-	if r := findRecord(key); r != nil && len(r.Files) > 0 {
-		out := make([]string, len(r.Files))
-		for i, f := range r.Files {
+	store, key := memo.Open(CacheDir, maxRecords), filesKey(dir)
+	var rel []string // relative to dir: dir may be given another way next time
+	if store.Get(key, &rel) {
+		out := make([]string, len(rel))
+		for i, f := range rel {
 			out[i] = filepath.Join(dir, f)
 		}
 		return out, nil
@@ -344,23 +343,20 @@ func PackageFiles(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := &record{Key: key, Dir: dir}
 	for _, p := range out {
-		rel, err := filepath.Rel(dir, p)
+		r, err := filepath.Rel(dir, p)
 		if err != nil {
 			return out, nil
 		}
-		rec.Files = append(rec.Files, rel) // dir may be given another way next time
+		rel = append(rel, r)
 	}
 	racy := clock().Add(-keepfile.Racy).UnixNano()
-	for _, d := range walked {
-		w := witness{Witness: d}
+	for _, w := range walked {
 		if !w.Exists || w.Mtime > racy || w.Changed > racy {
 			return out, nil
 		}
-		rec.Witnesses = append(rec.Witnesses, w)
 	}
-	remember(rec)
+	store.PutWitnessed(key, rel, walked)
 	return out, nil
 }
 

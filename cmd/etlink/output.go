@@ -264,7 +264,7 @@ func newEnvelope(command string, inputs []finding.Input) envelope {
 	if inputs == nil {
 		inputs = []finding.Input{}
 	}
-	return envelope{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: version}, Command: command, Inputs: inputs}
+	return envelope{SchemaVersion: finding.SchemaVersion, Tool: finding.Tool{Name: "etlink", Version: thisBuild().version}, Command: command, Inputs: inputs}
 }
 
 // writeJSON writes a document that is not a finding report (why, rules,
@@ -283,7 +283,7 @@ func (a *app) writeJSON(v any) int {
 // emit writes the report and returns the exit code.
 func (a *app) emit(o *outputFlags, failOn finding.Severity, r *finding.Report) int {
 	r.SchemaVersion = finding.SchemaVersion
-	r.Tool = finding.Tool{Name: "etlink", Version: version}
+	r.Tool = finding.Tool{Name: "etlink", Version: thisBuild().version}
 	r.Config = o.found
 	if o.writeBaseline != "" {
 		if err := overwritable(o.writeBaseline, r.Inputs); err != nil {

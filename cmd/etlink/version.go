@@ -5,19 +5,26 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // version, commit and date name this build. packaging/build-wheels.sh
 // stamps all three with -ldflags "-X main.version=V -X main.commit=C
 // -X main.date=D" (it builds with -buildvcs=false, so nothing else would
-// say them); a plain go build or go install leaves them empty and init
-// fills them from what the go command recorded.
+// say them); a plain go build or go install leaves them empty and
+// thisBuild fills them from what the go command recorded.
 var version, commit, date string
 
-func init() {
+// buildName is what names this build: the stamps, completed.
+type buildName struct{ version, commit, date string }
+
+// thisBuild is read when first asked (the version command, a JSON or
+// SARIF report): parsing the build information at start-up cost every run.
+var thisBuild = sync.OnceValue(func() buildName {
 	bi, _ := debug.ReadBuildInfo()
-	version, commit, date = stamped(bi, version, commit, date)
-}
+	v, c, d := stamped(bi, version, commit, date)
+	return buildName{v, c, d}
+})
 
 // stamped completes the -X stamps v, c and d from bi (nil when the binary
 // carries no build information): the module version go install or a
@@ -51,7 +58,8 @@ var versionCmd = &command{
 		if code, ok := c.parse(a, c.flags(a), args); !ok {
 			return code
 		}
-		fmt.Fprintf(a.stdout, "etlink %s (commit %s, date %s)\n", version, commit, date)
+		b := thisBuild()
+		fmt.Fprintf(a.stdout, "etlink %s (commit %s, date %s)\n", b.version, b.commit, b.date)
 		return exitOK
 	},
 }

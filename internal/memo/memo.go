@@ -53,13 +53,7 @@ type Witness struct {
 func ChangeTime(p string) int64 { return WitnessOf(p).Changed }
 
 // WitnessOf is p as it is now.
-func WitnessOf(p string) Witness {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return Witness{Path: p}
-	}
-	return WitnessOfInfo(p, fi)
-}
+func WitnessOf(p string) Witness { return statWitness(p, false) }
 
 // WitnessOfInfo is p as fi says it is: a stat of p (followed) just taken,
 // by whoever had it open already.
@@ -70,14 +64,7 @@ func WitnessOfInfo(p string, fi fs.FileInfo) Witness {
 
 // LinkWitnessOf is p as it is now, not followed if it is a link: a link
 // retargeted is another file (ln -sf makes a new one).
-func LinkWitnessOf(p string) Witness {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return Witness{Path: p, Link: true}
-	}
-	ino, changed := inodeAndChange(fi)
-	return Witness{Path: p, Link: true, Exists: true, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Changed: changed}
-}
+func LinkWitnessOf(p string) Witness { return statWitness(p, true) }
 
 // now is the witness's path as it is now, taken as w was.
 func (w Witness) now() Witness {
@@ -102,12 +89,6 @@ var Program = sync.OnceValue(func() string {
 	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
 })
 
-type record struct {
-	Key       string          `json:"key"`
-	Value     json.RawMessage `json:"value"`
-	Witnesses []Witness       `json:"witnesses"`
-}
-
 // file is where key's record is kept.
 func (s *Store) file(key string) string {
 	h := sha256.Sum256([]byte(key))
@@ -125,8 +106,8 @@ func (s *Store) Get(key string, v any) bool {
 	if err != nil {
 		return false
 	}
-	var r record
-	if json.Unmarshal(data, &r) != nil || r.Key != key {
+	r, ok := decodeRecord(data, key)
+	if !ok {
 		return false
 	}
 	for _, w := range r.Witnesses {
@@ -174,12 +155,25 @@ func (s *Store) PutLinks(key string, v any, paths, links []string) {
 			r.Witnesses = append(r.Witnesses, w)
 		}
 	}
+	s.write(&r, v)
+}
+
+// PutWitnessed remembers v for key with witnesses the caller took itself
+// (each stat'd before what it witnesses was read) and found settled
+// (unchanged within keepfile.Racy).
+func (s *Store) PutWitnessed(key string, v any, witnesses []Witness) {
+	if s != nil && s.dir != "" {
+		s.write(&record{Key: key, Witnesses: witnesses}, v)
+	}
+}
+
+// write keeps r with v as its value.
+func (s *Store) write(r *record, v any) {
 	var err error
 	if r.Value, err = json.Marshal(v); err != nil {
 		return
 	}
-	data, err := json.Marshal(r)
-	if err != nil || keepfile.Write(s.file(key), data) != nil {
+	if keepfile.Write(s.file(r.Key), r.encode()) != nil {
 		return
 	}
 	keepfile.Trim(s.dir, s.max)

@@ -1,7 +1,6 @@
 package memo
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,9 +81,9 @@ func TestAbsentLeftToTheirDirectory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r record
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
+		r, ok := decodeRecord(data, "k")
+		if !ok {
+			t.Fatal("the record put does not decode")
 		}
 		var kept []string
 		for _, w := range r.Witnesses {
@@ -157,9 +156,70 @@ func TestOffAndBroken(t *testing.T) {
 	if s.Get("k", &got) {
 		t.Error("a broken record answered")
 	}
+	// An older etlink's record (JSON), valid in its format: no answer.
+	if err := os.WriteFile(s.file("k"), []byte(`{"key":"k","value":5,"witnesses":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s.Get("k", &got) {
+		t.Error("a record of the JSON format answered")
+	}
 	s.Put("k", 7, nil)
 	s.Put("j", 8, nil)
 	if entries, _ := os.ReadDir(s.dir); len(entries) != 1 {
 		t.Errorf("%d records kept, want the newest 1", len(entries))
+	}
+}
+
+// TestRecordRoundTrip: a record decodes to what was encoded, for its key
+// only, and no part of one (a file cut short) decodes.
+func TestRecordRoundTrip(t *testing.T) {
+	r := &record{Key: "read\x00k", Value: []byte(`{"a":[1,2]}`), Witnesses: []Witness{
+		{Path: "/usr/lib/python3/x.py", Exists: true, Ino: 1 << 40, Size: 123, Mtime: 1764950000123456789, Changed: -1},
+		{Path: "/l", Link: true},
+		{Path: ""},
+	}}
+	data := r.encode()
+	got, ok := decodeRecord(data, r.Key)
+	if !ok || got.Key != r.Key || string(got.Value) != string(r.Value) || !slices.Equal(got.Witnesses, r.Witnesses) {
+		t.Fatalf("decoded %+v, %v; want %+v", got, ok, r)
+	}
+	if _, ok := decodeRecord(data, "read"); ok {
+		t.Error("decoded for another key")
+	}
+	for n := range len(data) - len(r.Value) {
+		if _, ok := decodeRecord(data[:n], r.Key); ok {
+			t.Errorf("the first %d of %d bytes decoded", n, len(data))
+		}
+	}
+}
+
+// TestWitnessAsStatSaysIt: a witness taken by path is the one WitnessOfInfo
+// makes of the FileInfo os.Stat (os.Lstat for a link) gives.
+func TestWitnessAsStatSaysIt(t *testing.T) {
+	dir := t.TempDir()
+	f, link := filepath.Join(dir, "f"), filepath.Join(dir, "l")
+	write(t, f, "some bytes")
+	if err := os.Symlink(f, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{f, link, dir} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := WitnessOf(p), WitnessOfInfo(p, fi); got != want {
+			t.Errorf("WitnessOf(%s) = %+v, want %+v", p, got, want)
+		}
+		if fi, err = os.Lstat(p); err != nil {
+			t.Fatal(err)
+		}
+		want := WitnessOfInfo(p, fi)
+		want.Link = true
+		if got := LinkWitnessOf(p); got != want {
+			t.Errorf("LinkWitnessOf(%s) = %+v, want %+v", p, got, want)
+		}
+	}
+	if w := WitnessOf(filepath.Join(dir, "none")); w.Exists || w.Ino != 0 {
+		t.Errorf("a path not there: %+v", w)
 	}
 }
