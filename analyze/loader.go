@@ -140,7 +140,12 @@ type treeMaps struct {
 	parent map[*elfobj.Object]*elfobj.Object
 }
 
-var treePool = sync.Pool{New: func() any { return &treeMaps{byName: map[string]*elfobj.Object{}} }}
+// treePool's maps are sized for one of torch's trees (a hundred and more
+// libraries, each under its DT_NEEDED name and soname): a pool emptied by
+// a collection would otherwise grow fresh ones a doubling at a time.
+var treePool = sync.Pool{New: func() any {
+	return &treeMaps{byName: make(map[string]*elfobj.Object, 512), parent: make(map[*elfobj.Object]*elfobj.Object, 256)}
+}}
 
 // own returns the object whose definition r (a reference to the name id)
 // would bind to if r's object were loaded alone: the copy its own link
