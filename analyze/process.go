@@ -259,6 +259,9 @@ type Definitions struct {
 	// a symbol's name is hashed once however much Index records of it.
 	ids   map[string]int32
 	named []named
+	// numbered is what numbered the names for indexNames, which looks a
+	// symbol's name up faster than ids; nil for Index.
+	numbered *nameIDs
 	// objs are the indexed objects, each once, and num each one's place in
 	// objs: what a rank is indexed by.
 	objs []*elfobj.Object
@@ -363,11 +366,11 @@ func Index(objs []*elfobj.Object, names Names) *Definitions {
 	return d
 }
 
-// indexNames is Index of names, numbered by ids (names[ids[name]] is
-// name): a caller that numbered them looks its names up by number.
-func indexNames(objs []*elfobj.Object, ids map[string]int32, names []string) *Definitions {
-	d := &Definitions{ids: ids, named: make([]named, len(names)), num: make(map[*elfobj.Object]int32, len(objs))}
-	for i, name := range names {
+// indexNames is Index of the names ids numbers: a caller that numbered
+// them looks its names up by number.
+func indexNames(objs []*elfobj.Object, ids *nameIDs) *Definitions {
+	d := &Definitions{ids: ids.byName, numbered: ids, named: make([]named, len(ids.names)), num: make(map[*elfobj.Object]int32, len(objs))}
+	for i, name := range ids.names {
 		d.named[i].name = name
 	}
 	d.scan(objs, nil)
@@ -405,7 +408,7 @@ func (d *Definitions) scan(objs []*elfobj.Object, names Names) {
 			if s.Name == "" {
 				continue
 			}
-			id, ok := d.ids[s.Name]
+			id, ok := d.idOf(s.Name)
 			if !ok {
 				if names == nil || !names.Has(s.Name) {
 					continue
@@ -415,6 +418,15 @@ func (d *Definitions) scan(objs []*elfobj.Object, names Names) {
 			d.add(&defs, &refs, id, o, s, num)
 		}
 	}
+}
+
+// idOf is name's number, when it has one.
+func (d *Definitions) idOf(name string) (int32, bool) {
+	if d.numbered != nil {
+		return d.numbered.lookup(name)
+	}
+	id, ok := d.ids[name]
+	return id, ok
 }
 
 // add indexes s, a symbol of o (numbered num), under its name's id: a
