@@ -64,13 +64,16 @@ type resolveKey struct {
 	name   string
 }
 
+// closure is what the maps of a loader, and of a process that maps a
+// side's closure, are sized for: a closure of a few hundred libraries
+// (torch's: 290, each known under two or three names, found after a few
+// misses). Grown a doubling at a time, a loader's maps' growth was a few
+// percent of reading it, a process's a quarter of its dlopens.
+const closure = 512
+
 // NewLoader returns a loader that knows objs (the inputs, wheel entries
 // included) and reads other files from disk on demand.
 func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
-	// Sized for a closure of a few hundred libraries (torch's: 290, each
-	// known under two or three names, found after a few misses): grown a
-	// doubling at a time, their growth was a few percent of reading it.
-	const closure = 512
 	l := &Loader{Cache: cache, Read: elfobj.Options{Procs: runProcs}, known: make(map[string]*elfobj.Object, closure), failed: map[string]error{},
 		opening: map[string]chan struct{}{}, reals: make(map[string]string, 2*closure), stats: make(map[string]fs.FileInfo, closure),
 		prefetched: make(map[*elfobj.Object]bool, closure), resolved: make(map[resolveKey]Resolution, 2*closure)}

@@ -74,14 +74,19 @@ type Edge struct {
 }
 
 // NewProcess starts an empty process that finds files with l.
-func NewProcess(l *Loader) *Process {
+func NewProcess(l *Loader) *Process { return newProcess(l, 0) }
+
+// newProcess is NewProcess with maps sized for n objects: a process that
+// maps a side's closure (closure).
+func newProcess(l *Loader, n int) *Process {
 	return &Process{
 		loader: l,
-		byName: map[string]*elfobj.Object{},
-		Deps:   map[*elfobj.Object][]Resolution{},
+		byName: make(map[string]*elfobj.Object, 2*n),
+		Deps:   make(map[*elfobj.Object][]Resolution, n),
 		global: map[*elfobj.Object]bool{},
-		opened: map[*elfobj.Object]int{},
-		pos:    map[*elfobj.Object]int{},
+		opened: make(map[*elfobj.Object]int, n),
+		pos:    make(map[*elfobj.Object]int, n),
+		parent: make(map[*elfobj.Object]*elfobj.Object, n),
 	}
 }
 
