@@ -62,6 +62,8 @@ type Process struct {
 	// name; no Object: not found). noDeps leaves Deps and Missing empty.
 	Deps   map[*elfobj.Object][]Resolution
 	noDeps bool
+	// deps is where each object's Deps are carved from (depsRoom).
+	deps []Resolution
 	// parent is searchList's map of who loaded whom, kept for the next
 	// search.
 	parent map[*elfobj.Object]*elfobj.Object
@@ -141,7 +143,7 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 		walked, seen := p.Deps[o] // an earlier search's
 		seen = seen || p.noDeps
 		if !seen && len(o.Needed) > 0 {
-			p.Deps[o] = make([]Resolution, 0, len(o.Needed)) // each need appends one
+			p.Deps[o] = p.depsRoom(len(o.Needed)) // each need appends one
 		}
 		var loaders []*elfobj.Object // chain(parent, o), once o needs a search
 		searched := false
@@ -174,6 +176,23 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	}
 	return list
 }
+
+// depsRoom returns an empty slice with room for n Resolutions, carved out
+// of a chunk that holds the Deps of many objects: torch's closure has
+// three thousand DT_NEEDED entries in a few hundred objects, which cost
+// an allocation each.
+func (p *Process) depsRoom(n int) []Resolution {
+	if cap(p.deps)-len(p.deps) < n {
+		p.deps = make([]Resolution, 0, max(n, depsChunk))
+	}
+	at := len(p.deps)
+	p.deps = p.deps[:at+n]
+	return p.deps[at : at : at+n]
+}
+
+// depsChunk is how many Resolutions depsRoom allocates at a time (6 KB):
+// a few chunks for torch's closure, little left unused by a small one.
+const depsChunk = 64
 
 // mapped is the object mapped under need, the j-th DT_NEEDED entry of an
 // object an earlier search walked (walked: what it found for each): the
