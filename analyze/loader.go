@@ -64,12 +64,17 @@ type resolveKey struct {
 	name   string
 }
 
-// closure is what the maps of a loader, and of a process that maps a
-// side's closure, are sized for: a closure of a few hundred libraries
-// (torch's: 290, each known under two or three names, found after a few
-// misses). Grown a doubling at a time, a loader's maps' growth was a few
-// percent of reading it, a process's a quarter of its dlopens.
+// closure is what the maps of a loader are sized for: a closure of a few
+// hundred libraries (torch's: 290, each known under two or three names,
+// found after a few misses). Grown a doubling at a time, their growth was
+// a few percent of reading it.
 const closure = 512
+
+// closureObjects is what the maps of a process that maps a side's closure
+// are sized for, each object once (torch's 290): grown a doubling at a
+// time, their growth was a quarter of its dlopens. A map sized for more
+// than 448 holds 1024 slots, not 512.
+const closureObjects = 448
 
 // NewLoader returns a loader that knows objs (the inputs, wheel entries
 // included) and reads other files from disk on demand.

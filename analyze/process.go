@@ -79,11 +79,11 @@ type Edge struct {
 func NewProcess(l *Loader) *Process { return newProcess(l, 0) }
 
 // newProcess is NewProcess with maps sized for n objects: a process that
-// maps a side's closure (closure).
+// maps a side's closure (closureObjects).
 func newProcess(l *Loader, n int) *Process {
 	return &Process{
 		loader: l,
-		byName: make(map[string]*elfobj.Object, 2*n),
+		byName: make(map[string]*elfobj.Object, n),
 		Deps:   make(map[*elfobj.Object][]Resolution, n),
 		global: map[*elfobj.Object]bool{},
 		opened: make(map[*elfobj.Object]int, n),
