@@ -205,7 +205,7 @@ func baseName(p string) string { return path.Base(strings.ReplaceAll(p, "!", "/"
 
 // resolve fills Closure and Missing as if the side were loaded on its own.
 func (s *Side) resolve(l *Loader) {
-	p := NewProcess(l)
+	p := newProcess(l, closureObjects)
 	for _, r := range s.Roots {
 		p.Dlopen(r.Object, r.Global)
 	}
@@ -295,7 +295,7 @@ func Roots(sides ...*Side) []*elfobj.Object {
 // NewBuild resolves both sides and runs the load-order simulation in a
 // process of interp, the Python interpreter (nil when none could be read).
 func NewBuild(l *Loader, interp *elfobj.Object, wheel, peer *Side, order []LoadStep) *Build {
-	b := &Build{Wheel: wheel, Peer: peer, Loader: l, Order: order, Process: NewProcess(l)}
+	b := &Build{Wheel: wheel, Peer: peer, Loader: l, Order: order, Process: newProcess(l, closureObjects)}
 	// Both closures in one sweep: the sides share system libraries.
 	roots := Roots(wheel, peer)
 	if interp != nil {

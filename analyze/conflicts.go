@@ -241,22 +241,21 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	// the other, wheel and peer hold each one's definitions by number, and
 	// the index of both closures (indexNames) numbers them alike.
 	n := exported(b.Wheel.Inputs)
-	ids, names, wheel := make(map[string]int32, n), make([]string, 0, n), make([][]Def, 0, n)
+	ids, wheel := newNameIDs(n), make([][]Def, 0, n)
 	slab := make([]Def, 0, 2*n) // every name's first definition on each side
 	for _, o := range b.Wheel.Inputs {
 		if b.Peer.Has(o) || slices.Contains(b.Wheel.OtherPython, o) {
 			continue
 		}
 		exportsOf(o, ignore, func(s *elfobj.Symbol) {
-			id, ok := ids[s.Name]
-			if !ok {
-				id = int32(len(names))
-				ids[s.Name] = id
-				names, wheel = append(names, s.Name), append(wheel, nil)
+			id, added := ids.add(s.Name)
+			if added {
+				wheel = append(wheel, nil)
 			}
 			wheel[id] = addDef(&slab, wheel[id], o, s)
 		})
 	}
+	names := ids.names
 	peer := make([][]Def, len(names))
 	for _, o := range b.Peer.Closure {
 		if o.Type != elf.ET_DYN || o.Executable || b.Wheel.Shipped(o) {
@@ -271,7 +270,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 			if !s.Exported() || s.Copied() {
 				continue
 			}
-			if id, ok := ids[s.Name]; ok {
+			if id, ok := ids.lookup(s.Name); ok {
 				peer[id] = addDef(&slab, peer[id], o, s)
 			}
 		}
@@ -303,7 +302,7 @@ func (b *Build) Conflicts(ignore Ignore) []Conflict {
 	objs = append(objs, b.Process.Order...)
 	objs = append(objs, b.Wheel.Closure...)
 	objs = append(objs, b.Peer.Closure...)
-	b.bind(out, indexNames(objs, ids, names), both)
+	b.bind(out, indexNames(objs, ids), both)
 	return out
 }
 

@@ -64,13 +64,21 @@ type resolveKey struct {
 	name   string
 }
 
+// closure is what the maps of a loader are sized for: a closure of a few
+// hundred libraries (torch's: 290, each known under two or three names,
+// found after a few misses). Grown a doubling at a time, their growth was
+// a few percent of reading it.
+const closure = 512
+
+// closureObjects is what the maps of a process that maps a side's closure
+// are sized for, each object once (torch's 290): grown a doubling at a
+// time, their growth was a quarter of its dlopens. A map sized for more
+// than 448 holds 1024 slots, not 512.
+const closureObjects = 448
+
 // NewLoader returns a loader that knows objs (the inputs, wheel entries
 // included) and reads other files from disk on demand.
 func NewLoader(cache *ldcache.Cache, objs []*elfobj.Object) *Loader {
-	// Sized for a closure of a few hundred libraries (torch's: 290, each
-	// known under two or three names, found after a few misses): grown a
-	// doubling at a time, their growth was a few percent of reading it.
-	const closure = 512
 	l := &Loader{Cache: cache, Read: elfobj.Options{Procs: runProcs}, known: make(map[string]*elfobj.Object, closure), failed: map[string]error{},
 		opening: map[string]chan struct{}{}, reals: make(map[string]string, 2*closure), stats: make(map[string]fs.FileInfo, closure),
 		prefetched: make(map[*elfobj.Object]bool, closure), resolved: make(map[resolveKey]Resolution, 2*closure)}
@@ -140,7 +148,12 @@ type treeMaps struct {
 	parent map[*elfobj.Object]*elfobj.Object
 }
 
-var treePool = sync.Pool{New: func() any { return &treeMaps{byName: map[string]*elfobj.Object{}} }}
+// treePool's maps are sized for one of torch's trees (a hundred and more
+// libraries, each under its DT_NEEDED name and soname): a pool emptied by
+// a collection would otherwise grow fresh ones a doubling at a time.
+var treePool = sync.Pool{New: func() any {
+	return &treeMaps{byName: make(map[string]*elfobj.Object, 512), parent: make(map[*elfobj.Object]*elfobj.Object, 256)}
+}}
 
 // own returns the object whose definition r (a reference to the name id)
 // would bind to if r's object were loaded alone: the copy its own link

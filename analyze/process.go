@@ -62,6 +62,8 @@ type Process struct {
 	// name; no Object: not found). noDeps leaves Deps and Missing empty.
 	Deps   map[*elfobj.Object][]Resolution
 	noDeps bool
+	// deps is where each object's Deps are carved from (depsRoom).
+	deps []Resolution
 	// parent is searchList's map of who loaded whom, kept for the next
 	// search.
 	parent map[*elfobj.Object]*elfobj.Object
@@ -74,14 +76,19 @@ type Edge struct {
 }
 
 // NewProcess starts an empty process that finds files with l.
-func NewProcess(l *Loader) *Process {
+func NewProcess(l *Loader) *Process { return newProcess(l, 0) }
+
+// newProcess is NewProcess with maps sized for n objects: a process that
+// maps a side's closure (closureObjects).
+func newProcess(l *Loader, n int) *Process {
 	return &Process{
 		loader: l,
-		byName: map[string]*elfobj.Object{},
-		Deps:   map[*elfobj.Object][]Resolution{},
+		byName: make(map[string]*elfobj.Object, n),
+		Deps:   make(map[*elfobj.Object][]Resolution, n),
 		global: map[*elfobj.Object]bool{},
-		opened: map[*elfobj.Object]int{},
-		pos:    map[*elfobj.Object]int{},
+		opened: make(map[*elfobj.Object]int, n),
+		pos:    make(map[*elfobj.Object]int, n),
+		parent: make(map[*elfobj.Object]*elfobj.Object, n),
 	}
 }
 
@@ -136,7 +143,7 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 		walked, seen := p.Deps[o] // an earlier search's
 		seen = seen || p.noDeps
 		if !seen && len(o.Needed) > 0 {
-			p.Deps[o] = make([]Resolution, 0, len(o.Needed)) // each need appends one
+			p.Deps[o] = p.depsRoom(len(o.Needed)) // each need appends one
 		}
 		var loaders []*elfobj.Object // chain(parent, o), once o needs a search
 		searched := false
@@ -169,6 +176,23 @@ func (p *Process) searchList(root *elfobj.Object) []*elfobj.Object {
 	}
 	return list
 }
+
+// depsRoom returns an empty slice with room for n Resolutions, carved out
+// of a chunk that holds the Deps of many objects: torch's closure has
+// three thousand DT_NEEDED entries in a few hundred objects, which cost
+// an allocation each.
+func (p *Process) depsRoom(n int) []Resolution {
+	if cap(p.deps)-len(p.deps) < n {
+		p.deps = make([]Resolution, 0, max(n, depsChunk))
+	}
+	at := len(p.deps)
+	p.deps = p.deps[:at+n]
+	return p.deps[at : at : at+n]
+}
+
+// depsChunk is how many Resolutions depsRoom allocates at a time (6 KB):
+// a few chunks for torch's closure, little left unused by a small one.
+const depsChunk = 64
 
 // mapped is the object mapped under need, the j-th DT_NEEDED entry of an
 // object an earlier search walked (walked: what it found for each): the
@@ -259,6 +283,9 @@ type Definitions struct {
 	// a symbol's name is hashed once however much Index records of it.
 	ids   map[string]int32
 	named []named
+	// numbered is what numbered the names for indexNames, which looks a
+	// symbol's name up faster than ids; nil for Index.
+	numbered *nameIDs
 	// objs are the indexed objects, each once, and num each one's place in
 	// objs: what a rank is indexed by.
 	objs []*elfobj.Object
@@ -363,11 +390,11 @@ func Index(objs []*elfobj.Object, names Names) *Definitions {
 	return d
 }
 
-// indexNames is Index of names, numbered by ids (names[ids[name]] is
-// name): a caller that numbered them looks its names up by number.
-func indexNames(objs []*elfobj.Object, ids map[string]int32, names []string) *Definitions {
-	d := &Definitions{ids: ids, named: make([]named, len(names)), num: make(map[*elfobj.Object]int32, len(objs))}
-	for i, name := range names {
+// indexNames is Index of the names ids numbers: a caller that numbered
+// them looks its names up by number.
+func indexNames(objs []*elfobj.Object, ids *nameIDs) *Definitions {
+	d := &Definitions{ids: ids.byName, numbered: ids, named: make([]named, len(ids.names)), num: make(map[*elfobj.Object]int32, len(objs))}
+	for i, name := range ids.names {
 		d.named[i].name = name
 	}
 	d.scan(objs, nil)
@@ -405,7 +432,7 @@ func (d *Definitions) scan(objs []*elfobj.Object, names Names) {
 			if s.Name == "" {
 				continue
 			}
-			id, ok := d.ids[s.Name]
+			id, ok := d.idOf(s.Name)
 			if !ok {
 				if names == nil || !names.Has(s.Name) {
 					continue
@@ -415,6 +442,15 @@ func (d *Definitions) scan(objs []*elfobj.Object, names Names) {
 			d.add(&defs, &refs, id, o, s, num)
 		}
 	}
+}
+
+// idOf is name's number, when it has one.
+func (d *Definitions) idOf(name string) (int32, bool) {
+	if d.numbered != nil {
+		return d.numbered.lookup(name)
+	}
+	id, ok := d.ids[name]
+	return id, ok
 }
 
 // add indexes s, a symbol of o (numbered num), under its name's id: a

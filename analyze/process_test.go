@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,5 +65,36 @@ __asm__(".symver foo_v2, foo@@V2");
 		if got := defs.first(defs.ids["foo"], scope, c.version); got == nil || got.o != c.want {
 			t.Errorf("a reference to foo asking for %q binds to %v, want %s", c.version, got, c.want.Path)
 		}
+	}
+}
+
+// TestDepsRoomSlicesDoNotOverlap: each object's Deps, carved out of one
+// chunk, fill their room without writing over another's, and an append
+// past the room moves out of the chunk.
+func TestDepsRoomSlicesDoNotOverlap(t *testing.T) {
+	p := &Process{}
+	sizes := []int{3, 1, depsChunk, 2, depsChunk + 5, 4}
+	rooms := make([][]Resolution, len(sizes))
+	for i, n := range sizes {
+		rooms[i] = p.depsRoom(n)
+		if len(rooms[i]) != 0 || cap(rooms[i]) != n {
+			t.Fatalf("depsRoom(%d): len %d cap %d", n, len(rooms[i]), cap(rooms[i]))
+		}
+	}
+	for i, n := range sizes {
+		for j := range n {
+			rooms[i] = append(rooms[i], Resolution{Name: fmt.Sprint(i, ".", j)})
+		}
+	}
+	rooms[0] = append(rooms[0], Resolution{Name: "past"})
+	for i, n := range sizes {
+		for j := range n {
+			if want := fmt.Sprint(i, ".", j); rooms[i][j].Name != want {
+				t.Fatalf("room %d entry %d = %q, want %q", i, j, rooms[i][j].Name, want)
+			}
+		}
+	}
+	if rooms[1][0].Name != "1.0" {
+		t.Errorf("an append past room 0 wrote over room 1: %q", rooms[1][0].Name)
 	}
 }

@@ -769,8 +769,13 @@ func keptPicks(picked []pickedSymbol, opt Options, init string) []Symbol {
 // not a version node. The name is the set's own copy, or copied: p's may
 // be a view of a mapped index.
 func keptPick(p pickedSymbol, opt Options, init string) (Symbol, bool) {
+	return p.keptAs(opt.keptName(p.Name, p.Section() != elf.SHN_UNDEF, init))
+}
+
+// keptAs is p kept under name (keptName's answer: own, a copy made; ok,
+// kept at all), unless it is a version node.
+func (p pickedSymbol) keptAs(name string, own, ok bool) (Symbol, bool) {
 	s := p.Symbol
-	name, own, ok := opt.keptName(s.Name, s.Section() != elf.SHN_UNDEF, init)
 	if !ok {
 		return Symbol{}, false
 	}

@@ -161,27 +161,35 @@ type hashSet struct {
 	slots  []uint32
 	shift  uint
 	bitmap *[1 << 10]uint64
+	// names are the set's names (symset.HashedNames), at the name of each
+	// slot's hash in them; -1 where two names share the hash.
+	names []string
+	at    []int32
 }
 
 func newHashSet(set *symset.Set) hashSet {
 	hs := hashSet{bitmap: new([1 << 10]uint64)}
 	var hashes []uint32
 	if set != nil {
-		hashes = set.GNUHashes()
+		hashes, hs.names = set.HashedNames()
 	}
 	bits := uint(4)
 	for 1<<bits < 2*len(hashes) {
 		bits++
 	}
-	hs.slots, hs.shift = make([]uint32, 1<<bits), 32-bits
-	for _, h := range hashes {
+	hs.slots, hs.at, hs.shift = make([]uint32, 1<<bits), make([]int32, 1<<bits), 32-bits
+	for k, h := range hashes {
 		h &^= 1
 		hs.bitmap[h>>22] |= 1 << (h >> 16 & 63)
 		i := hs.slot(h)
 		for hs.slots[i] != 0 && hs.slots[i] != h|1 {
 			i = (i + 1) & (len(hs.slots) - 1)
 		}
-		hs.slots[i] = h | 1
+		if hs.slots[i] != 0 {
+			hs.at[i] = -1
+		} else {
+			hs.slots[i], hs.at[i] = h|1, int32(k)
+		}
 	}
 	return hs
 }
@@ -199,6 +207,25 @@ func (hs *hashSet) has(h uint32) bool {
 			return true
 		case 0:
 			return false
+		}
+	}
+}
+
+// member returns the set's copy of name, whose GNU hash is h (its low bit
+// aside), when the set holds it: found by h and one comparison, the name
+// not hashed again. false when no name of the set has h, another has it,
+// or two do: what only Member can tell.
+func (hs *hashSet) member(h uint32, name string) (string, bool) {
+	h &^= 1
+	for i := hs.slot(h); ; i = (i + 1) & (len(hs.slots) - 1) {
+		switch hs.slots[i] {
+		case h | 1:
+			if k := hs.at[i]; k >= 0 && hs.names[k] == name {
+				return hs.names[k], true
+			}
+			return "", false
+		case 0:
+			return "", false
 		}
 	}
 }
@@ -418,12 +445,12 @@ func (x *Index) storePicked(real string, id fileID, picked []pickedSymbol) {
 func cmpIndex(p pickedSymbol, i uint32) int { return cmp.Compare(p.index, i) }
 
 // pickedAt returns the symbols of those the entry holds whole that picks
-// (ascending) name that a read with opt keeps (keptPicks; init the file's
-// PyInit_ name), when it holds them all, decoding only those (an entry
-// asked by many wheels holds thousands). The names are decoded as views
-// of the mapped file, kept as the set's own copies: only a name the set
-// does not hold is copied, and each version once.
-func (x *Index) pickedAt(e *indexEntry, picks []int, opt Options, init string) ([]Symbol, bool) {
+// (ascending) name that a read with opt keeps (keptPicks; q its query,
+// init the file's PyInit_ name), when it holds them all, decoding only
+// those (an entry asked by many wheels holds thousands). The names are
+// decoded as views of the mapped file, kept as the set's own copies: only
+// a name the set does not hold is copied, and each version once.
+func (x *Index) pickedAt(e *indexEntry, picks []int, q *indexQuery, opt Options, init string) ([]Symbol, bool) {
 	x.mu.Lock()
 	raw := e.picked // replaced, never changed
 	x.mu.Unlock()
@@ -441,12 +468,33 @@ func (x *Index) pickedAt(e *indexEntry, picks []int, opt Options, init string) (
 				return nil, false
 			}
 			at = k + 1
-			if s, kept := keptPick(p, opt, init); kept {
+			var h uint32 // the hash that picked it
+			if 4*i+4 <= len(e.hashes) {
+				h = binary.LittleEndian.Uint32(e.hashes[4*i:])
+			}
+			if s, kept := q.keptPick(p, h, opt, init); kept {
 				out = append(out, s)
 			}
 		}
 		return clip(out), true
 	})
+}
+
+// keptPick is keptPick of p, whose name's GNU hash is h (its low bit
+// aside): a name of the query's sets (torch's libraries pick thousands
+// of the bundled libstdc++'s) is found by h and one comparison; only the
+// others are asked of opt, which hashes the name again. A hash that is
+// not the name's finds none: opt decides.
+func (q *indexQuery) keptPick(p pickedSymbol, h uint32, opt Options, init string) (Symbol, bool) {
+	if c, ok := q.names.member(h, p.Name); ok {
+		return p.keptAs(c, false, true)
+	}
+	if p.Section() != elf.SHN_UNDEF && !q.names.has(h&^1) { // Only's copy first, as keptName
+		if c, ok := q.defNames.member(h, p.Name); ok {
+			return p.keptAs(c, false, true)
+		}
+	}
+	return keptPick(p, opt, init)
 }
 
 // sharedVersions holds one copy of each version a table's records name.
@@ -565,7 +613,7 @@ func (x *Index) lookup(path, real string, id fileID, opt Options) (*Object, []in
 	var symbols []Symbol
 	if picks != nil {
 		var ok bool
-		if symbols, ok = x.pickedAt(e, picks, opt, name); !ok { // as read before
+		if symbols, ok = x.pickedAt(e, picks, q, opt, name); !ok { // as read before
 			return nil, picks, true // may hold a name asked for: read them
 		}
 	}

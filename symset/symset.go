@@ -23,9 +23,11 @@ type Set struct {
 	// comparing bytes (it is asked about every symbol of a closure).
 	heads16 []prefixWords
 	long    []string // the other prefixes
-	// gnu holds the names' GNU hashes, computed once (GNUHashes).
-	gnuOnce sync.Once
-	gnu     []uint32
+	// gnu holds the names' GNU hashes, computed once (GNUHashes), and
+	// gnuNames the set's copy of each, in the same order (HashedNames).
+	gnuOnce  sync.Once
+	gnu      []uint32
+	gnuNames []string
 }
 
 // GNUHash is the hash function of ELF's .gnu.hash sections (the GNU ABI's
@@ -42,13 +44,22 @@ func GNUHash(name string) uint32 {
 // prefixes), computed on the first call: a reader looks each one up in
 // every library's hash table. The set must not change after the first call.
 func (s *Set) GNUHashes() []uint32 {
+	hashes, _ := s.HashedNames()
+	return hashes
+}
+
+// HashedNames returns GNUHashes and, in the same order, the set's copy of
+// each name (Member's): a reader that knows a name's hash tells a member
+// by one comparison with the name of that hash, without hashing the name
+// again.
+func (s *Set) HashedNames() (hashes []uint32, names []string) {
 	s.gnuOnce.Do(func() {
-		s.gnu = make([]uint32, 0, len(s.names))
-		for n := range s.names {
-			s.gnu = append(s.gnu, GNUHash(n))
+		s.gnu, s.gnuNames = make([]uint32, 0, len(s.names)), make([]string, 0, len(s.names))
+		for _, n := range s.names {
+			s.gnu, s.gnuNames = append(s.gnu, GNUHash(n)), append(s.gnuNames, n)
 		}
 	})
-	return s.gnu
+	return s.gnu, s.gnuNames
 }
 
 // HasPrefixes reports whether the set holds name prefixes, which no hash

@@ -147,3 +147,22 @@ func BenchmarkIntersect(b *testing.B) {
 		}
 	})
 }
+
+func TestHashedNamesPairsEachNameWithItsHash(t *testing.T) {
+	var s Set
+	for _, n := range []string{"aZ", "b9", "_ZNSt6localeC1Ev", "malloc"} {
+		s.Add(n)
+	}
+	hashes, names := s.HashedNames()
+	if len(hashes) != 4 || len(names) != 4 {
+		t.Fatalf("HashedNames: %d hashes, %d names; want 4 each", len(hashes), len(names))
+	}
+	for i, n := range names {
+		if c, ok := s.Member(n); !ok || c != n {
+			t.Errorf("names[%d] = %q: not a member", i, n)
+		}
+		if hashes[i] != GNUHash(n) {
+			t.Errorf("hashes[%d] = %#x, want GNUHash(%q) = %#x", i, hashes[i], n, GNUHash(n))
+		}
+	}
+}
