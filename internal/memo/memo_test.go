@@ -193,6 +193,26 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// FuzzDecodeRecord: a cache file is input like any other (damaged, cut
+// short, another program's). Whatever its bytes, decoding returns, and
+// a record it accepts encodes to a file that decodes to the same record.
+func FuzzDecodeRecord(f *testing.F) {
+	r := &record{Key: "k", Value: []byte(`{"a":1}`), Witnesses: []Witness{
+		{Path: "/x", Exists: true, Ino: 5, Size: -1, Mtime: 3, Changed: 4}, {Path: "/l", Link: true}}}
+	f.Add(r.encode(), "k")
+	f.Add([]byte(recordMagic+"\x01k\xff\xff\xff\xff\x0f"), "k")
+	f.Fuzz(func(t *testing.T, data []byte, key string) {
+		got, ok := decodeRecord(data, key)
+		if !ok {
+			return
+		}
+		again, ok := decodeRecord(got.encode(), key)
+		if !ok || again.Key != got.Key || string(again.Value) != string(got.Value) || !slices.Equal(again.Witnesses, got.Witnesses) {
+			t.Fatalf("re-encoded %+v decoded as %+v, %v", got, again, ok)
+		}
+	})
+}
+
 // TestWitnessAsStatSaysIt: a witness taken by path is the one WitnessOfInfo
 // makes of the FileInfo os.Stat (os.Lstat for a link) gives.
 func TestWitnessAsStatSaysIt(t *testing.T) {
