@@ -537,7 +537,7 @@ func (b *Build) duplicateIn(p *Process, label, name string, all []Def, names *sy
 	}
 	idx := b.index(p, names)
 	d := &Duplicate{Name: name, Defs: defs, Process: label}
-	if id, ok := idx.ids[name]; ok {
+	if id, ok := idx.ids.byName[name]; ok {
 		d.Bindings = b.bindings(nil, p, idx, id)
 	}
 	parties := make([][]Def, len(defs))

@@ -13,7 +13,7 @@ type nameIDs struct {
 	byName map[string]int32
 	// byData numbers the names by unsafe.StringData, for a name of that
 	// length only: bytes that lie at one place and have one length are
-	// one name.
+	// one name. nil where names are looked up by name only (Index).
 	byData map[*byte]int32
 	names  []string
 }
@@ -31,7 +31,7 @@ func (m *nameIDs) add(name string) (id int32, added bool) {
 		m.byName[name] = id
 		m.names = append(m.names, name)
 	}
-	if p := unsafe.StringData(name); len(name) > 0 {
+	if p := unsafe.StringData(name); len(name) > 0 && m.byData != nil {
 		if _, taken := m.byData[p]; !taken {
 			m.byData[p] = id
 		}

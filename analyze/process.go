@@ -281,11 +281,8 @@ func (p *Process) relocatedBefore(a, b *elfobj.Object) bool {
 type Definitions struct {
 	// ids numbers the names Index met: each one's place in named, so that
 	// a symbol's name is hashed once however much Index records of it.
-	ids   map[string]int32
+	ids   *nameIDs
 	named []named
-	// numbered is what numbered the names for indexNames, which looks a
-	// symbol's name up faster than ids; nil for Index.
-	numbered *nameIDs
 	// objs are the indexed objects, each once, and num each one's place in
 	// objs: what a rank is indexed by.
 	objs []*elfobj.Object
@@ -313,7 +310,6 @@ type scopeRanks struct {
 
 // named is what Index found of one name.
 type named struct {
-	name string
 	defs []definition // one per object, in the order Index met them
 	refs []Reference
 }
@@ -355,7 +351,7 @@ type Reference struct {
 
 // Of returns the exported definitions of name, by object.
 func (d *Definitions) Of(name string) map[*elfobj.Object]*elfobj.Symbol {
-	id, ok := d.ids[name]
+	id, ok := d.ids.byName[name]
 	if !ok {
 		return nil
 	}
@@ -369,7 +365,7 @@ func (d *Definitions) Of(name string) map[*elfobj.Object]*elfobj.Symbol {
 
 // Refs returns the references to name, in the order Index met them.
 func (d *Definitions) Refs(name string) []Reference {
-	if id, ok := d.ids[name]; ok {
+	if id, ok := d.ids.byName[name]; ok {
 		return d.named[id].refs
 	}
 	return nil
@@ -393,10 +389,7 @@ func Index(objs []*elfobj.Object, names Names) *Definitions {
 // indexNames is Index of the names ids numbers: a caller that numbered
 // them looks its names up by number.
 func indexNames(objs []*elfobj.Object, ids *nameIDs) *Definitions {
-	d := &Definitions{ids: ids.byName, numbered: ids, named: make([]named, len(ids.names)), num: make(map[*elfobj.Object]int32, len(objs))}
-	for i, name := range ids.names {
-		d.named[i].name = name
-	}
+	d := &Definitions{ids: ids, named: make([]named, len(ids.names)), num: make(map[*elfobj.Object]int32, len(objs))}
 	d.scan(objs, nil)
 	return d
 }
@@ -404,13 +397,13 @@ func indexNames(objs []*elfobj.Object, ids *nameIDs) *Definitions {
 // newDefinitions sizes what Index fills for at most objs objects and
 // names names: each name once.
 func newDefinitions(objs, names int) *Definitions {
-	return &Definitions{ids: make(map[string]int32, names), named: make([]named, 0, names), num: make(map[*elfobj.Object]int32, objs)}
+	ids := &nameIDs{byName: make(map[string]int32, names), names: make([]string, 0, names)}
+	return &Definitions{ids: ids, named: make([]named, 0, names), num: make(map[*elfobj.Object]int32, objs)}
 }
 
 func (d *Definitions) newName(name string) int32 {
-	id := int32(len(d.named))
-	d.ids[name] = id
-	d.named = append(d.named, named{name: name})
+	id, _ := d.ids.add(name)
+	d.named = append(d.named, named{})
 	return id
 }
 
@@ -432,7 +425,7 @@ func (d *Definitions) scan(objs []*elfobj.Object, names Names) {
 			if s.Name == "" {
 				continue
 			}
-			id, ok := d.idOf(s.Name)
+			id, ok := d.ids.lookup(s.Name)
 			if !ok {
 				if names == nil || !names.Has(s.Name) {
 					continue
@@ -442,15 +435,6 @@ func (d *Definitions) scan(objs []*elfobj.Object, names Names) {
 			d.add(&defs, &refs, id, o, s, num)
 		}
 	}
-}
-
-// idOf is name's number, when it has one.
-func (d *Definitions) idOf(name string) (int32, bool) {
-	if d.numbered != nil {
-		return d.numbered.lookup(name)
-	}
-	id, ok := d.ids[name]
-	return id, ok
 }
 
 // add indexes s, a symbol of o (numbered num), under its name's id: a
@@ -579,7 +563,7 @@ func (d *Definitions) treeRank(l *Loader, r Reference) rank {
 // for version, "" for none) binds to, or nil when nothing in scope defines it
 // (or o is not mapped).
 func (p *Process) Bind(defs *Definitions, o *elfobj.Object, name, version string) *elfobj.Object {
-	id, ok := defs.ids[name]
+	id, ok := defs.ids.byName[name]
 	if !ok {
 		return nil
 	}
@@ -646,8 +630,8 @@ func (d *Definitions) suits(id int32, def *definition, want string) bool {
 // registered first: the lookup of the first reference, in relocation
 // order, that found a unique definition.
 func (p *Process) uniqueOwner(defs *Definitions, id int32) *elfobj.Object {
-	e := &defs.named[id]
-	if o, ok := p.unique[e.name]; ok {
+	e, name := &defs.named[id], defs.ids.names[id]
+	if o, ok := p.unique[name]; ok {
 		return o
 	}
 	var owner, by *elfobj.Object
@@ -662,6 +646,6 @@ func (p *Process) uniqueOwner(defs *Definitions, id int32) *elfobj.Object {
 	if p.unique == nil {
 		p.unique = map[string]*elfobj.Object{}
 	}
-	p.unique[e.name] = owner
+	p.unique[name] = owner
 	return owner
 }

@@ -62,7 +62,7 @@ __asm__(".symver foo_v2, foo@@V2");
 		version string
 		want    *elfobj.Object
 	}{{"V1", old}, {"V2", newer}, {"", newer}} {
-		if got := defs.first(defs.ids["foo"], scope, c.version); got == nil || got.o != c.want {
+		if got := defs.first(defs.ids.byName["foo"], scope, c.version); got == nil || got.o != c.want {
 			t.Errorf("a reference to foo asking for %q binds to %v, want %s", c.version, got, c.want.Path)
 		}
 	}
