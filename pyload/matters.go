@@ -101,7 +101,7 @@ func (ws *wordSet) at(src []byte, i, j int) bool {
 			if start < 0 || end > len(src) || string(src[start:end]) != w.s {
 				continue
 			}
-			if !w.whole || (start == 0 || !isNameChar(src[start-1])) && (end == len(src) || !isNameChar(src[end])) {
+			if !w.whole || wholeName(src, start, end) {
 				return true
 			}
 		}
@@ -218,10 +218,16 @@ func Mentions(src []byte, word string) bool {
 		}
 		j += i
 		end := j + len(word)
-		if (j == 0 || !isNameChar(src[j-1])) && (end == len(src) || !isNameChar(src[end])) {
+		if wholeName(src, j, end) {
 			return true
 		}
 		i = j + max(len(word), 1)
 	}
 	return false
+}
+
+// wholeName reports whether src[start:end] is a whole name: no name byte
+// just before or just after it.
+func wholeName(src []byte, start, end int) bool {
+	return (start == 0 || !isNameChar(src[start-1])) && (end == len(src) || !isNameChar(src[end]))
 }
