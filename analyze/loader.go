@@ -474,12 +474,16 @@ func (l *Loader) Prefetch(roots []*elfobj.Object) {
 // of after it. The files about to be read are claimed before any search
 // starts, so that a search reaching one of them under another name waits
 // for it rather than reading it a second time: each file stays one Object,
-// under the name the caller listed.
-func (l *Loader) OpenInputs(paths []string, roots []*elfobj.Object) ([]*elfobj.Object, []error) {
+// under the name the caller listed. listed, when not nil, is given the
+// files' paths (as the objects will be named) before any is read.
+func (l *Loader) OpenInputs(paths []string, roots []*elfobj.Object, listed func(paths []string)) ([]*elfobj.Object, []error) {
 	p := l.startPrefetch()
 	p.hold()
 	objs, errs := elfobj.OpenStream(paths, l.Read, elfobj.Stream{
-		Listed: func(reals []string) {
+		Listed: func(reals, named []string) {
+			if listed != nil {
+				listed(named)
+			}
 			l.mu.Lock()
 			for _, r := range reals {
 				if _, ok := l.known[r]; !ok && l.opening[r] == nil {

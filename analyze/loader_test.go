@@ -55,7 +55,7 @@ func TestOpenInputsOneObjectPerFile(t *testing.T) {
 	}
 	for round := range 200 {
 		l := NewLoader(nil, roots)
-		objs, errs := l.OpenInputs([]string{filepath.Join(dir, "other")}, roots)
+		objs, errs := l.OpenInputs([]string{filepath.Join(dir, "other")}, roots, nil)
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
@@ -86,7 +86,7 @@ func TestOpenInputsErrors(t *testing.T) {
 	}
 	roots, _ := elfobj.Open([]string{filepath.Join(demo, "wheel")}, elfobj.Options{})
 	l := NewLoader(nil, roots)
-	objs, errs := l.OpenInputs([]string{bad, filepath.Join(demo, "torch/lib")}, roots)
+	objs, errs := l.OpenInputs([]string{bad, filepath.Join(demo, "torch/lib")}, roots, nil)
 	if len(objs) != 1 || len(errs) != 1 {
 		t.Fatalf("objects %v, errors %v: want libtorch_cpu.so and one error", objs, errs)
 	}

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -35,34 +36,90 @@ type PythonPlan struct {
 func ReadPythonPlan(paths []string, objs []*elfobj.Object) PythonPlan {
 	var plan PythonPlan
 	for _, p := range paths {
-		fsys, dir, byRel, closer := planTree(p, objs)
-		if fsys == nil {
+		t, ok := openPlanTree(p)
+		if !ok {
 			continue
 		}
-		natives := make([]string, 0, len(byRel))
-		for rel := range byRel {
-			natives = append(natives, rel)
-		}
-		for _, pl := range readPlans(fsys, dir, natives) {
-			plan.Undecided = append(plan.Undecided, pl.Undecided...)
-			for _, s := range pl.Steps {
-				r := Root{Global: s.Global, Name: s.Name, Cond: s.Cond, Why: why(s)}
-				if s.Path != "" {
-					if r.Object = byRel[s.Path]; r.Object == nil {
-						continue // not an object read (another Python's module)
-					}
-				}
-				if s.Cond == "" {
-					plan.Roots = append(plan.Roots, r)
-				} else {
-					plan.Alternatives = append(plan.Alternatives, r)
+		byRel := t.objects(objs)
+		plan.add(readPlans(t.fsys, t.dir, nativesOf(byRel)), byRel)
+		t.close()
+	}
+	return plan
+}
+
+// add adds the steps of plans whose objects byRel names (by their path in
+// the tree) as roots, or alternatives when a condition opens them.
+func (plan *PythonPlan) add(plans []pyload.Plan, byRel map[string]*elfobj.Object) {
+	for _, pl := range plans {
+		plan.Undecided = append(plan.Undecided, pl.Undecided...)
+		for _, s := range pl.Steps {
+			r := Root{Global: s.Global, Name: s.Name, Cond: s.Cond, Why: why(s)}
+			if s.Path != "" {
+				if r.Object = byRel[s.Path]; r.Object == nil {
+					continue // not an object read (another Python's module)
 				}
 			}
-		}
-		if closer != nil {
-			closer()
+			if s.Cond == "" {
+				plan.Roots = append(plan.Roots, r)
+			} else {
+				plan.Alternatives = append(plan.Alternatives, r)
+			}
 		}
 	}
+}
+
+// nativesOf is the tree's shared objects for pyload: byRel's paths, sorted.
+func nativesOf[T any](byRel map[string]T) []string {
+	return slices.Sorted(maps.Keys(byRel))
+}
+
+// planAhead is a directory's Python plan read while the shared objects it
+// maps to are: pyload is given the files about to be read as the tree's
+// natives, and the plan stands when each became an object (plan).
+type planAhead struct {
+	dir     string
+	natives []string
+	plans   chan []pyload.Plan
+}
+
+// readPlanAhead starts reading the Python plan of the directory dir, whose
+// objects will be read from the files paths (as elfobj lists them): torch's
+// 105 files of Python beside its closure, not after it. nil when dir is no
+// directory.
+func readPlanAhead(dir string, paths []string) *planAhead {
+	t, ok := openPlanTree(dir)
+	if !ok || t.wheel {
+		return nil
+	}
+	byRel := map[string]bool{}
+	for _, p := range paths {
+		if rel, ok := t.rel(p); ok {
+			byRel[rel] = true
+		}
+	}
+	a := &planAhead{dir: dir, natives: nativesOf(byRel), plans: make(chan []pyload.Plan, 1)}
+	go func() { a.plans <- readPlans(t.fsys, t.dir, a.natives) }()
+	return a
+}
+
+// plan is ReadPythonPlan([]string{a.dir}, objs): the plan read ahead when
+// the files it was given are objs' (each file read one object), else one
+// read for objs.
+func (a *planAhead) plan(objs []*elfobj.Object) PythonPlan {
+	if a == nil {
+		return PythonPlan{}
+	}
+	plans := <-a.plans
+	t, ok := openPlanTree(a.dir)
+	if !ok {
+		return PythonPlan{}
+	}
+	byRel := t.objects(objs)
+	if !slices.Equal(a.natives, nativesOf(byRel)) {
+		return ReadPythonPlan([]string{a.dir}, objs)
+	}
+	var plan PythonPlan
+	plan.add(plans, byRel)
 	return plan
 }
 
@@ -162,50 +219,80 @@ func why(s pyload.Step) string {
 	return what
 }
 
-// planTree opens an input for pyload: a directory (read from its parent,
-// so that a package given by its own directory is found) or a wheel, and
-// the input's objects by their path in that tree.
-func planTree(p string, objs []*elfobj.Object) (fs.FS, string, map[string]*elfobj.Object, func()) {
-	byRel := map[string]*elfobj.Object{}
+// planTree is an input opened for pyload: a directory (read from its
+// parent, so that a package given by its own directory is found) or a
+// wheel.
+type planTree struct {
+	fsys   fs.FS
+	dir    string // the input in fsys
+	wheel  bool
+	path   string // the wheel's path, or the directory's parent
+	closer func()
+}
+
+// openPlanTree opens the input p; ok is false when it is neither a
+// directory nor a wheel that opens.
+func openPlanTree(p string) (t planTree, ok bool) {
 	if strings.HasSuffix(p, ".whl") {
 		f, fi, err := datafile.Open(p)
 		if err != nil {
-			return nil, "", nil, nil
+			return t, false
 		}
 		zr, err := zip.NewReader(f, fi.Size())
 		if err != nil {
 			f.Close()
-			return nil, "", nil, nil
+			return t, false
 		}
-		for _, o := range objs {
-			if o.Wheel == p && o.Entry != "" {
-				byRel[o.Entry] = o
-			}
-		}
-		return zr, ".", byRel, func() { f.Close() }
+		return planTree{fsys: zr, dir: ".", wheel: true, path: p, closer: func() { f.Close() }}, true
 	}
 	fi, err := os.Stat(p)
 	if err != nil || !fi.IsDir() {
-		return nil, "", nil, nil
+		return t, false
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, "", nil, nil
+		return t, false
 	}
 	parent := filepath.Dir(abs)
+	return planTree{fsys: dirFS(parent), dir: path.Base(filepath.ToSlash(abs)), path: parent}, true
+}
+
+func (t planTree) close() {
+	if t.closer != nil {
+		t.closer()
+	}
+}
+
+// objects maps the input's objects of objs by their path in the tree.
+func (t planTree) objects(objs []*elfobj.Object) map[string]*elfobj.Object {
+	byRel := map[string]*elfobj.Object{}
 	for _, o := range objs {
-		if o.Wheel != "" || o.Archive != "" {
-			continue
-		}
-		op, err := filepath.Abs(o.Path)
-		if err != nil {
-			continue
-		}
-		if rel, err := filepath.Rel(parent, op); err == nil && !strings.HasPrefix(rel, "..") {
-			byRel[filepath.ToSlash(rel)] = o
+		switch {
+		case t.wheel:
+			if o.Wheel == t.path && o.Entry != "" {
+				byRel[o.Entry] = o
+			}
+		case o.Wheel != "" || o.Archive != "":
+		default:
+			if rel, ok := t.rel(o.Path); ok {
+				byRel[rel] = o
+			}
 		}
 	}
-	return dirFS(parent), path.Base(filepath.ToSlash(abs)), byRel, nil
+	return byRel
+}
+
+// rel is the path in a directory's tree of the file p, if it lies in it.
+func (t planTree) rel(p string) (string, bool) {
+	op, err := filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(t.path, op)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // notePlan says what the side's Python import order was read to open,

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/etlink/etlink/internal/memo"
 	"github.com/etlink/etlink/internal/testenv"
 	"github.com/etlink/etlink/pyload"
+	"github.com/etlink/etlink/pylocate"
 )
 
 // TestPlanRememberedUntilItsSourcesChange: a package's import plan is read
@@ -93,5 +95,67 @@ func TestRecordingFSNotesWhatFSFileReads(t *testing.T) {
 	}
 	if !maps.Equal(rec.names, open.names) || len(rec.names) < 100 {
 		t.Errorf("recordingFS noted %d names, fs.File read %d", len(rec.names), len(open.names))
+	}
+}
+
+// TestPlanAheadIsReadPythonPlan: a package's plan read beside its files
+// (from the paths listed) is the plan read for the objects afterwards: on
+// Debian's torch, every listed file an object, the plan read ahead; on a
+// package with a listed extension module that is not ELF (which makes a
+// module matter that reaches a CDLL: pyload reads more with it than
+// without), the plan read again for the objects.
+func TestPlanAheadIsReadPythonPlan(t *testing.T) {
+	saved := planStore
+	planStore = memo.Open("", 8) // each plan read, none answered
+	t.Cleanup(func() { planStore = saved })
+
+	pkg := filepath.Join(t.TempDir(), "pkg")
+	if err := os.MkdirAll(filepath.Join(pkg, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := os.ReadFile(filepath.Join(demo, "torch/lib/libtorch_cpu.so"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"__init__.py":                          "from . import helper\n",
+		"helper.py":                            "from . import _ext\nfrom . import deeper\n",
+		"deeper.py":                            "import ctypes, os\nctypes.CDLL(os.path.join(os.path.dirname(__file__), 'lib', 'libdeps.so'), mode=ctypes.RTLD_GLOBAL)\n",
+		"lib/libdeps.so":                       string(lib),
+		"_ext.cpython-311-x86_64-linux-gnu.so": "not ELF\n",
+	} {
+		if err := os.WriteFile(filepath.Join(pkg, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		dir         string
+		readForObjs bool // a listed file is no object: the plan is read again
+	}{{"/usr/lib/python3/dist-packages/torch", false}, {pkg, true}} {
+		t.Run(filepath.Base(c.dir), func(t *testing.T) {
+			if !c.readForObjs {
+				testenv.NeedFiles(t, filepath.Join(c.dir, "__init__.py"))
+			}
+			files, err := pylocate.PackageFiles(c.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ahead *planAhead
+			objs, _ := NewLoader(nil, nil).OpenInputs(files, nil, func(paths []string) { ahead = readPlanAhead(c.dir, paths) })
+			if ahead == nil {
+				t.Fatal("no plan read ahead")
+			}
+			tree, _ := openPlanTree(c.dir)
+			if same := slices.Equal(ahead.natives, nativesOf(tree.objects(objs))); same == c.readForObjs {
+				t.Errorf("natives listed %v, of the objects read %v", ahead.natives, nativesOf(tree.objects(objs)))
+			}
+			got, want := ahead.plan(objs), ReadPythonPlan([]string{c.dir}, objs)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("plan read ahead %+v, read for the objects %+v", got, want)
+			}
+			if !c.readForObjs && len(want.Roots) == 0 {
+				t.Errorf("torch's plan has no roots: %+v", want)
+			}
+		})
 	}
 }

@@ -66,13 +66,19 @@ type Lookup struct {
 	opened bool
 }
 
-// StartLookup narrows the run to one processor until it reads, and puts
-// the heap it allocates in on huge pages (gcdefer.HugeHeap), once a
-// process. A command calls it before it parses its flags (and so before
-// BeginRun): the one collection that takes then sweeps little (a third
-// less than after the flags and the configuration).
+// StartLookup narrows the run to one processor until it reads, when there
+// is an index to answer its lookups, and puts the heap it allocates in on
+// huge pages (gcdefer.HugeHeap), once a process. Without an index (a first
+// run, caching off) every library is read, on every processor: they are
+// given from the start, so that locating Python's torch and listing it go
+// on beside the flags and the wheel, not after them. A command calls it
+// before it parses its flags (and so before BeginRun): the one collection
+// that takes then sweeps little (a third less than after the flags and the
+// configuration).
 func StartLookup() *Lookup {
-	procs.Narrow()
+	if p := cachedir.File("symindex"); p != "" && exists(p) {
+		procs.Narrow()
+	}
 	hugeOnce.Do(gcdefer.HugeHeap)
 	return &Lookup{}
 }

@@ -259,7 +259,7 @@ func ReadEach[T any](paths []string, opt elfobj.Options, log Log, keep func(*elf
 	rank := map[string]int{}
 	opt.Procs = runProcs
 	_, errs := elfobj.OpenStream(named, opt, elfobj.Stream{
-		Listed: func(reals []string) {
+		Listed: func(reals, _ []string) {
 			for i, r := range reals {
 				rank[r] = i
 			}
@@ -459,12 +459,17 @@ func listTorch(dir string) peerRead {
 }
 
 // open reads the files listed as the side called name and, while it does,
-// both sides' load closures.
+// both sides' load closures and the side's Python plan.
 func (r *peerRead) open(name string, args peerArgs) {
 	if r.err == nil {
 		r.loader = newLoader(args)
-		r.objs, r.errs = r.loader.OpenInputs(r.files, Roots(args.wheel))
-		r.side = NewSide(name, r.objs, ReadPythonPlan([]string{r.dir}, r.objs))
+		var plan *planAhead
+		r.objs, r.errs = r.loader.OpenInputs(r.files, Roots(args.wheel), func(paths []string) {
+			if r.dir != "" {
+				plan = readPlanAhead(r.dir, paths)
+			}
+		})
+		r.side = NewSide(name, r.objs, plan.plan(r.objs))
 	}
 }
 

@@ -155,9 +155,10 @@ func Open(paths []string, opt Options) (objs []*Object, errs []error) {
 // Stream lets a caller act on what Open reads while it is still reading:
 // the loader starts on a library's DT_NEEDED entries as soon as it is read.
 type Stream struct {
-	// Listed, when set, receives the real paths of the files about to be
-	// read, once, before any is read.
-	Listed func(reals []string)
+	// Listed, when set, receives the files about to be read, once, before
+	// any is read: their real paths, and the paths their objects will be
+	// named by (paths[i] is the file reals[i]).
+	Listed func(reals, paths []string)
 	// Read, when set, receives each listed file's objects as soon as it
 	// has been read (none when it failed or is not ELF), from the
 	// goroutine that read it; exactly once per real path Listed gave.
@@ -172,13 +173,13 @@ type Stream struct {
 func OpenStream(paths []string, opt Options, s Stream) (objs []*Object, errs []error) {
 	inputs := dedupe(collect(paths))
 	if s.Listed != nil {
-		var reals []string
+		var reals, named []string
 		for _, in := range inputs {
 			if in.err == nil {
-				reals = append(reals, in.real)
+				reals, named = append(reals, in.real), append(named, in.path)
 			}
 		}
-		s.Listed(reals)
+		s.Listed(reals, named)
 	}
 	results := make([]result, len(inputs))
 	workers := opt.Workers
