@@ -148,6 +148,37 @@ from torch import _other
 	})
 }
 
+// msgpack 1.0's __init__.py (Debian's python3-msgpack): the extension is
+// imported in the else of a condition that cannot be decided; its step is
+// conditional on that condition not holding, said as such (an else has no
+// condition text of its own), subscripts and calls written without spaces.
+func TestElseOfAnUndecidedCondition(t *testing.T) {
+	fsys := fstest.MapFS{
+		"msgpack/__init__.py": {Data: []byte(`
+import os
+import sys
+
+
+if os.environ.get("MSGPACK_PUREPYTHON") or sys.version_info[0] == 2:
+    from .fallback import Packer, unpackb, Unpacker
+else:
+    try:
+        from ._cmsgpack import Packer, unpackb, Unpacker
+    except ImportError:
+        from .fallback import Packer, unpackb, Unpacker
+`)},
+		"msgpack/fallback.py":                               {Data: []byte("Packer = unpackb = Unpacker = None\n")},
+		"msgpack/_cmsgpack.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}},
+	}
+	plans := Read(fsys, ".", natives(fsys))
+	if len(plans) != 1 {
+		t.Fatalf("plans: %+v", plans)
+	}
+	equal(t, "steps", steps(plans[0]), []string{
+		"msgpack/_cmsgpack.cpython-311-x86_64-linux-gnu.so local unless os.environ.get('MSGPACK_PUREPYTHON') or sys.version_info[0] == 2 (msgpack/__init__.py:6)",
+	})
+}
+
 // The real torch of this machine (Debian's python3-torch), when present:
 // its own __init__.py names libtorch_global_deps.so, opened RTLD_GLOBAL
 // before torch._C.

@@ -1,6 +1,7 @@
 package pyload
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -323,17 +324,19 @@ func params(toks []tok) []string {
 // takes, on the path being followed; the others, where the condition
 // depends on the environment or cannot be decided, under that condition.
 func (r *reader) ifChain(fr *frame, chain []*stmt) (value, bool) {
-	var others []string // conditions of the branches before, undecided
+	var others []string // conditions of the branches before, undecided (without "if ")
 	for _, s := range chain {
 		var v value
+		var text string
 		if s.kw == "else" {
-			v = value{truth: yes}
+			// Taken when none of the undecided conditions before it holds.
+			v, text = value{truth: yes}, "unless "+strings.Join(others, " or ")
 		} else {
 			fr.line = s.line
 			c := &cursor{r: r, fr: fr, toks: s.toks}
 			v = c.expr()
+			text = condText(fr, s, v)
 		}
-		text := condText(fr, s, v)
 		switch {
 		case v.truth == yes && len(others) == 0 && v.env == "":
 			return r.runBody(fr, s.body)
@@ -347,7 +350,7 @@ func (r *reader) ifChain(fr *frame, chain []*stmt) (value, bool) {
 			r.conditional(fr, "when "+v.env+" is set", [][]*stmt{s.body})
 		default:
 			r.conditional(fr, text, [][]*stmt{s.body})
-			others = append(others, text)
+			others = append(others, strings.TrimPrefix(text, "if "))
 		}
 	}
 	return value{}, false
@@ -389,7 +392,7 @@ func (r *reader) conditional(fr *frame, cond string, bodies [][]*stmt) {
 func condText(fr *frame, s *stmt, v value) string {
 	var b strings.Builder
 	for i, t := range s.toks {
-		if i > 0 && (t.kind != 'o' || t.s != "." && t.s != "(" && t.s != ")") && (s.toks[i-1].kind != 'o' || s.toks[i-1].s != "." && s.toks[i-1].s != "(") {
+		if i > 0 && !(t.kind == 'o' && slices.Contains([]string{".", "(", ")", "[", "]"}, t.s)) && !(s.toks[i-1].kind == 'o' && slices.Contains([]string{".", "(", "["}, s.toks[i-1].s)) {
 			b.WriteByte(' ')
 		}
 		switch t.kind {
