@@ -1,11 +1,15 @@
 package pyload
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/etlink/etlink/internal/ldoracle"
+	"github.com/etlink/etlink/internal/testenv"
 )
 
 func steps(p Plan) []string {
@@ -179,6 +183,41 @@ else:
 	})
 }
 
+// A parenthesized import list (pyzmq's backend: "from . import (\n
+// _device,\n ...)"; pandas' "from typing import (\n TYPE_CHECKING, ...)")
+// binds each name: the extensions are imported there, and a TYPE_CHECKING
+// taken from such a list is False, as at run time.
+func TestParenthesizedImportList(t *testing.T) {
+	fsys := fstest.MapFS{
+		"p/__init__.py": {Data: []byte(`
+from typing import (
+    TYPE_CHECKING,
+    Any,
+)
+from . import (
+    _device,
+    _poll,
+)
+if TYPE_CHECKING:
+    from . import _typed
+from . import (_late)
+`)},
+		"p/_device.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}},
+		"p/_poll.cpython-311-x86_64-linux-gnu.so":   {Data: []byte{}},
+		"p/_typed.cpython-311-x86_64-linux-gnu.so":  {Data: []byte{}},
+		"p/_late.cpython-311-x86_64-linux-gnu.so":   {Data: []byte{}},
+	}
+	plans := Read(fsys, ".", natives(fsys))
+	if len(plans) != 1 {
+		t.Fatalf("plans: %+v", plans)
+	}
+	equal(t, "steps", steps(plans[0]), []string{
+		"p/_device.cpython-311-x86_64-linux-gnu.so local",
+		"p/_poll.cpython-311-x86_64-linux-gnu.so local",
+		"p/_late.cpython-311-x86_64-linux-gnu.so local",
+	})
+}
+
 // The real torch of this machine (Debian's python3-torch), when present:
 // its own __init__.py names libtorch_global_deps.so, opened RTLD_GLOBAL
 // before torch._C.
@@ -302,4 +341,66 @@ func TestLargeSources(t *testing.T) {
 	}
 	equal(t, "steps", steps(plans[0]), []string{"pkg/_c.so local", "pkg/_d.so local"})
 	equal(t, "undecided", plans[0].Undecided, []string{"pkg/__init__.py:5: pkg/huge.py is over 4194304 bytes: not read"})
+}
+
+// TestDefaultImportIsWhatTheLoaderOpens holds the default path of Read on
+// Debian packages of the field to the real import: every extension module
+// it says `import PKG` opens, the loader maps (LD_DEBUG=files), and it
+// finds at least the number pinned of those the loader maps (pandas'
+// window.aggregations and tslibs.base are imported where the reader does
+// not follow; before parenthesized import lists were read, pyproj had 8
+// and pandas 37).
+func TestDefaultImportIsWhatTheLoaderOpens(t *testing.T) {
+	const dist = "/usr/lib/python3/dist-packages"
+	for _, c := range []struct {
+		pkg   string
+		found int
+	}{{"zmq", 9}, {"pyproj", 9}, {"pandas", 39}} {
+		t.Run(c.pkg, func(t *testing.T) {
+			testenv.NeedFiles(t, "/usr/bin/python3", filepath.Join(dist, c.pkg, "__init__.py"))
+			opened, err := ldoracle.Opened("/usr/bin/python3", c.pkg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mapped := map[string]bool{}
+			for _, f := range opened {
+				if rel, ok := strings.CutPrefix(f, dist+"/"); ok && strings.HasPrefix(rel, c.pkg+"/") {
+					mapped[rel] = true
+				}
+			}
+			var natives []string
+			err = fs.WalkDir(os.DirFS(dist), c.pkg, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".so") {
+					natives = append(natives, p)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plans := Read(os.DirFS(dist), c.pkg, natives)
+			found := map[string]bool{}
+			for _, p := range plans {
+				for _, s := range p.Steps {
+					switch {
+					case s.Cond != "" || s.Module == "":
+					case !mapped[s.Path]:
+						t.Errorf("%s (%s): the reader says the import opens it; the loader did not map it", s.Path, s.At)
+					default:
+						found[s.Path] = true
+					}
+				}
+			}
+			var missed []string
+			for f := range mapped {
+				if !found[f] {
+					missed = append(missed, f)
+				}
+			}
+			if len(found) < c.found {
+				t.Errorf("the reader finds %d of the %d extension modules the loader maps, want at least %d; missed %q", len(found), len(mapped), c.found, missed)
+			}
+			t.Logf("%d of %d mapped extension modules found on the default path; missed %q", len(found), len(mapped), missed)
+		})
+	}
 }

@@ -208,6 +208,9 @@ func (r *reader) fromStmt(fr *frame, toks []tok) {
 	}
 	base := r.importModule(fr, target)
 	names := toks[imp+1:]
+	if n := len(names); n >= 2 && names[0].kind == 'o' && names[0].s == "(" && names[n-1].kind == 'o' && names[n-1].s == ")" {
+		names = names[1 : n-1] // from x import (a, b,)
+	}
 	for _, item := range splitTop(names, ",") {
 		name, alias := dottedName(item)
 		if len(item) == 1 && item[0].kind == 'o' && item[0].s == "*" {

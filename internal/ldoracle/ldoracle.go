@@ -131,6 +131,45 @@ func Python(python string, steps []Step, names map[string]bool) (*Run, error) {
 	return run, nil
 }
 
+// Opened imports module with python and returns the files the loader
+// mapped, in order (LD_DEBUG=files): a file opened by its path (an
+// extension module) with its symlinks resolved, a needed library by the
+// name it was needed as. It is the process's load order, which sys.modules
+// does not show (a Cython module imports others from its init, after the
+// loader mapped it).
+func Opened(python, module string) ([]string, error) {
+	dir, err := os.MkdirTemp("", "ldoracle")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-c", "import "+module)
+	cmd.Env = append(os.Environ(), "LD_DEBUG=files", "LD_DEBUG_OUTPUT="+filepath.Join(dir, "ld"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%s -c 'import %s': %v: %s", python, module, err, out)
+	}
+	// The log of python itself: an import may start other processes.
+	data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("ld.%d", cmd.Process.Pid)))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		// "     12345:\tfile=/path/x.so [0];  generating link map"
+		_, rest, ok := strings.Cut(line, "file=")
+		if name, _, ok2 := strings.Cut(rest, " [0];  generating link map"); ok && ok2 {
+			if r := Real(name); !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
 // Trace maps and relocates file, a program or a shared library, with
 // ld.so's trace mode, as ldd -r does, without running it, and reports the
 // bindings of names. Errors holds the libraries not found and the undefined
