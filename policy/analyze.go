@@ -252,24 +252,62 @@ func (r *Result) Versions() []string {
 	return out
 }
 
-// versionLess compares version names numerically: GLIBC_2.9 < GLIBC_2.17.
+// versionLess compares version names of one namespace numerically:
+// GLIBC_2.9 < GLIBC_2.17, DM_1_02_97 < DM_1_02_100 (the components after
+// the namespace split at '.' and '_'), a component's leading number first
+// and the rest as a string (ALSA_0.9.0 < ALSA_0.9.0rc4 < ALSA_0.9.0rc8),
+// a name that is a prefix of the other, component by component, first. It
+// sorts every version a wheel's objects need: no allocation.
 func versionLess(a, b string) bool {
 	_, av, _ := strings.Cut(a, "_")
 	_, bv, _ := strings.Cut(b, "_")
-	as, bs := strings.Split(av, "."), strings.Split(bv, ".")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		if as[i] == bs[i] {
-			continue
+	for {
+		x, arest, amore := cutComponent(av)
+		y, brest, bmore := cutComponent(bv)
+		if x != y {
+			return componentLess(x, y)
 		}
-		var x, y int
-		_, errx := fmt.Sscan(as[i], &x)
-		_, erry := fmt.Sscan(bs[i], &y)
-		if errx != nil || erry != nil {
-			return as[i] < bs[i]
+		if !amore || !bmore {
+			return !amore && bmore
 		}
+		av, bv = arest, brest
+	}
+}
+
+// cutComponent cuts v at its first '.' or '_'.
+func cutComponent(v string) (c, rest string, more bool) {
+	if i := strings.IndexAny(v, "._"); i >= 0 {
+		return v[:i], v[i+1:], true
+	}
+	return v, "", false
+}
+
+// componentLess orders two components by their leading numbers, then the
+// rest; as strings when either has none.
+func componentLess(x, y string) bool {
+	xn, xr := leadingNumber(x)
+	yn, yr := leadingNumber(y)
+	if xn == "" || yn == "" {
 		return x < y
 	}
-	return len(as) < len(bs)
+	if xn != yn {
+		return len(xn) < len(yn) || len(xn) == len(yn) && xn < yn
+	}
+	return xr < yr
+}
+
+// leadingNumber splits the digits c begins with, leading zeros dropped
+// (at least one digit kept), from the rest.
+func leadingNumber(c string) (n, rest string) {
+	i := 0
+	for i < len(c) && '0' <= c[i] && c[i] <= '9' {
+		i++
+	}
+	n = strings.TrimLeft(c[:i], "0")
+	if n == "" && i > 0 {
+		n = "0"
+	}
+	return n, c[i:]
 }
 
 // Tag is the platform tag the objects are consistent with: the best

@@ -2,11 +2,16 @@ package policy
 
 import (
 	"debug/elf"
+	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/etlink/etlink/internal/testenv"
 	"github.com/etlink/etlink/policy/internal/auditwheel"
 )
 
@@ -83,11 +88,77 @@ func TestVersionLess(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
 		want bool
-	}{{"GLIBC_2.9", "GLIBC_2.17", true}, {"GLIBC_2.17", "GLIBC_2.9", false}, {"GLIBC_2.2", "GLIBC_2.2.5", true}, {"GLIBCXX_3.4.30", "GLIBCXX_3.4.30", false}} {
+	}{{"GLIBC_2.9", "GLIBC_2.17", true}, {"GLIBC_2.17", "GLIBC_2.9", false}, {"GLIBC_2.2", "GLIBC_2.2.5", true}, {"GLIBCXX_3.4.30", "GLIBCXX_3.4.30", false},
+		{"DM_1_02_97", "DM_1_02_100", true}, {"DM_1_02_100", "DM_1_02_97", false}, {"ALSA_0.9.0", "ALSA_0.9.0rc4", true}, {"ALSA_0.9.0rc4", "ALSA_0.9.0rc8", true},
+		{"GLIBC_2.2.5", "GLIBC_PRIVATE", true}, {"GLIBC_PRIVATE", "GLIBC_2.2.5", false}, {"LIBFOO_1.010", "LIBFOO_1.9", false}, {"LIBFOO_1.09", "LIBFOO_1.9", false}} {
 		if got := versionLess(tc.a, tc.b); got != tc.want {
 			t.Errorf("versionLess(%s, %s) = %v", tc.a, tc.b, got)
 		}
 	}
+}
+
+// TestVersionLessOnTheSystemsVersions: versionLess orders every pair of the
+// version names of one namespace the system's libraries define or need
+// whose versions are numbers and dots (GLIBC_2.2.5, GLIBCXX_3.4.30, ...) as
+// the comparison it replaced did (fmt.Sscan of each component, allocating
+// each time); TestVersionLess holds the other spellings.
+func TestVersionLessOnTheSystemsVersions(t *testing.T) {
+	sscanLess := func(a, b string) bool {
+		_, av, _ := strings.Cut(a, "_")
+		_, bv, _ := strings.Cut(b, "_")
+		as, bs := strings.Split(av, "."), strings.Split(bv, ".")
+		for i := 0; i < len(as) && i < len(bs); i++ {
+			if as[i] == bs[i] {
+				continue
+			}
+			var x, y int
+			_, errx := fmt.Sscan(as[i], &x)
+			_, erry := fmt.Sscan(bs[i], &y)
+			if errx != nil || erry != nil {
+				return as[i] < bs[i]
+			}
+			return x < y
+		}
+		return len(as) < len(bs)
+	}
+	dotted := func(name string) bool {
+		_, v, _ := strings.Cut(name, "_")
+		return v != "" && strings.Trim(v, "0123456789.") == ""
+	}
+	libs, _ := filepath.Glob("/usr/lib/x86_64-linux-gnu/*.so*")
+	seen := map[string]bool{}
+	for _, p := range libs {
+		f, err := elf.Open(p)
+		if err != nil {
+			continue
+		}
+		defs, _ := f.DynamicVersions()
+		for _, d := range defs {
+			seen[d.Name] = true
+		}
+		needs, _ := f.DynamicVersionNeeds()
+		for _, n := range needs {
+			for _, d := range n.Needs {
+				seen[d.Dep] = true
+			}
+		}
+		f.Close()
+	}
+	if len(seen) < 100 {
+		testenv.Missing(t, "%d version names in /usr/lib/x86_64-linux-gnu, want 100 or more", len(seen))
+	}
+	names := slices.Sorted(maps.Keys(seen))
+	for _, a := range names {
+		for _, b := range names {
+			if na, _, _ := strings.Cut(a, "_"); !strings.HasPrefix(b, na+"_") || !dotted(a) || !dotted(b) {
+				continue // within a namespace (compareVersions), numbers and dots (what Sscan reads alike)
+			}
+			if got, want := versionLess(a, b), sscanLess(a, b); got != want {
+				t.Errorf("versionLess(%s, %s) = %v, the Sscan comparison %v", a, b, got, want)
+			}
+		}
+	}
+	t.Logf("%d version names; each pair of one namespace in numbers and dots compared", len(names))
 }
 
 // TestTablesAreAuditwheels: tables.go holds what auditwheel's files say,
