@@ -36,6 +36,10 @@ type value struct {
 	ext string
 	// items are a list or tuple literal's elements.
 	items []value
+	// num is an integer's value, when isNum (a literal, a string's find,
+	// sys.version_info's major version).
+	num   int64
+	isNum bool
 	// later is a name imported from a module whose run was put off: it is
 	// run when the name is read (reader.lookup).
 	later *lateName
@@ -55,6 +59,15 @@ func boolean(b bool) value {
 }
 
 func str(s string) value { return value{isStr: true, str: s, truth: boolean(s != "").truth} }
+
+func number(n int64) value {
+	return value{isNum: true, num: n, global: n&rtldGlobal != 0, truth: boolean(n != 0).truth}
+}
+
+// pythonMajor is the major version of the interpreter the process model
+// reads: sys.version_info compares as a Python 3 (its minor version is not
+// known here).
+const pythonMajor = 3
 
 // cursor evaluates an expression's tokens, performing the calls the
 // reader models (a library opened, flags set, a function of the package
@@ -214,6 +227,30 @@ func (c *cursor) compare() value {
 
 func compareValues(op string, v, w value) value {
 	env := v.env + w.env
+	if v.ext == "sys.version_info" && len(w.items) > 0 && w.items[0].isNum && w.items[0].num != pythonMajor {
+		// (3, 11) against (2, 7, 0) or (4,): the major version decides.
+		v, w = number(pythonMajor), number(w.items[0].num)
+	}
+	if v.isNum && w.isNum {
+		var r bool
+		switch op {
+		case "==":
+			r = v.num == w.num
+		case "!=":
+			r = v.num != w.num
+		case "<":
+			r = v.num < w.num
+		case "<=":
+			r = v.num <= w.num
+		case ">":
+			r = v.num > w.num
+		case ">=":
+			r = v.num >= w.num
+		default:
+			return value{env: env}
+		}
+		return value{truth: boolean(r).truth, env: env}
+	}
 	if v.ext == "sys.executable" && w.isStr && !strings.Contains(w.str, "/") {
 		// The interpreter's path is never a bare word (torch's
 		// "torch_deploy" check).
@@ -225,6 +262,8 @@ func compareValues(op string, v, w value) value {
 			return value{truth: boolean(v.str == w.str).truth, env: env}
 		case "!=":
 			return value{truth: boolean(v.str != w.str).truth, env: env}
+		case "in", "not in":
+			return value{truth: boolean(strings.Contains(w.str, v.str) == (op == "in")).truth, env: env}
 		}
 	}
 	if op == "in" || op == "not in" {
@@ -284,17 +323,34 @@ func (c *cursor) sum() value {
 }
 
 func (c *cursor) unary() value {
+	neg, signs := false, 0
 	for c.isOp("-") || c.isOp("+") || c.isOp("~") || c.isOp("*") || c.isOp("**") {
-		c.i++
-		if c.i >= len(c.toks) || !(c.isOp("-") || c.isOp("+") || c.isOp("~") || c.isOp("*") || c.isOp("**")) {
-			c.primary()
-			return value{}
+		switch c.peek().s {
+		case "-":
+			neg = !neg
+		case "+":
+		default:
+			signs = -1 // a complement or an unpacking: not evaluated
 		}
+		if signs >= 0 {
+			signs++
+		}
+		c.i++
 	}
 	if c.isWord("await") {
 		c.i++
 	}
-	return c.primary()
+	v := c.primary()
+	switch {
+	case signs == 0:
+		return v
+	case signs > 0 && v.isNum:
+		if neg {
+			v = number(-v.num)
+		}
+		return v
+	}
+	return value{}
 }
 
 // primary := atom trailer*
@@ -318,12 +374,45 @@ func (c *cursor) primary() value {
 			name = ""
 		case c.isOp("["):
 			c.i++
-			c.skipTo("]")
-			v, name = value{}, ""
+			v, name = c.subscript(v), ""
 		default:
 			return v
 		}
 	}
+}
+
+// subscript reads v[index] up to its closing bracket: an integer index of
+// a tuple, a list or a string, and sys.version_info[0]; anything else (a
+// slice, a key) is not evaluated.
+func (c *cursor) subscript(v value) value {
+	at := c.i
+	idx := c.expr()
+	if !c.isOp("]") || !idx.isNum {
+		c.i = at
+		c.skipTo("]")
+		return value{}
+	}
+	c.i++
+	i := idx.num
+	switch {
+	case v.ext == "sys.version_info" && i == 0:
+		return number(pythonMajor)
+	case len(v.items) > 0:
+		if i < 0 {
+			i += int64(len(v.items))
+		}
+		if i >= 0 && i < int64(len(v.items)) {
+			return v.items[i]
+		}
+	case v.isStr:
+		if i < 0 {
+			i += int64(len(v.str))
+		}
+		if i >= 0 && i < int64(len(v.str)) {
+			return str(v.str[i : i+1])
+		}
+	}
+	return value{}
 }
 
 // atom reads a name, literal or bracketed expression, and returns its
@@ -348,7 +437,7 @@ func (c *cursor) atom() (value, string) {
 		return value{isStr: false}, ""
 	case 'd':
 		if n, err := strconv.ParseInt(strings.ReplaceAll(t.s, "_", ""), 0, 64); err == nil {
-			return value{global: n&rtldGlobal != 0, truth: boolean(n != 0).truth}, ""
+			return number(n), ""
 		}
 		return value{}, ""
 	case 'o':

@@ -512,6 +512,17 @@ func (r *reader) lookup(fr *frame, name string) value {
 		return str(fr.mod.file)
 	case "__name__":
 		return str(fr.mod.name)
+	case "__package__":
+		// A package is its own; a module's is its parent (SWIG's wrappers
+		// import their extension relatively when it is set).
+		if fr.mod.pkg {
+			return str(fr.mod.name)
+		}
+		parent := ""
+		if i := strings.LastIndex(fr.mod.name, "."); i >= 0 {
+			parent = fr.mod.name[:i]
+		}
+		return str(parent)
 	case "exec", "__import__", "getattr", "hasattr", "bool", "str":
 		return value{ext: name}
 	}
@@ -545,6 +556,8 @@ func (r *reader) attr(fr *frame, v value, name string) value {
 		return str("/")
 	case "typing.TYPE_CHECKING":
 		return value{truth: no}
+	case "sys.version_info.major":
+		return number(pythonMajor)
 	}
 	if name == "RTLD_GLOBAL" {
 		return value{global: true, truth: yes}
@@ -630,6 +643,8 @@ func (r *reader) call(fr *frame, f value, name string, args []value, kw map[stri
 		return def
 	case ext == "platform.system":
 		return str("Linux")
+	case ext == "platform.python_implementation":
+		return str("CPython") // the interpreter etlink's process model reads
 	case strings.HasPrefix(ext, "os.path."):
 		v, _ := pathCall(ext, args)
 		return v
@@ -642,6 +657,58 @@ func (r *reader) call(fr *frame, f value, name string, args []value, kw map[stri
 		}
 	case ext == "str.lower":
 		return str(strings.ToLower(f.str))
+	case ext == "str.find":
+		if sub, ok := arg(0, "sub"); ok && sub.isStr && len(args) == 1 {
+			return number(int64(strings.Index(f.str, sub.str)))
+		}
+	case ext == "str.partition" || ext == "str.rpartition":
+		if sep, ok := arg(0, "sep"); ok && sep.isStr && sep.str != "" {
+			i := strings.Index(f.str, sep.str)
+			if ext == "str.rpartition" {
+				i = strings.LastIndex(f.str, sep.str)
+			}
+			switch {
+			case i >= 0:
+				return value{items: []value{str(f.str[:i]), sep, str(f.str[i+len(sep.str):])}, truth: yes}
+			case ext == "str.partition":
+				return value{items: []value{str(f.str), str(""), str("")}, truth: yes}
+			default:
+				return value{items: []value{str(""), str(""), str(f.str)}, truth: yes}
+			}
+		}
+	case ext == "str.join":
+		// '.'.join((pkg, '_openbabel')): SWIG's module name.
+		if seq, ok := arg(0, "iterable"); ok && len(seq.items) > 0 {
+			parts := make([]string, len(seq.items))
+			for i, it := range seq.items {
+				if !it.isStr {
+					return value{}
+				}
+				parts[i] = it.str
+			}
+			return str(strings.Join(parts, f.str))
+		}
+	case ext == "str.strip" || ext == "str.lstrip" || ext == "str.rstrip":
+		cut, ok := arg(0, "chars")
+		if !ok {
+			cut = str(" \t\n\r\x0b\x0c")
+		}
+		if cut.isStr {
+			switch ext {
+			case "str.lstrip":
+				return str(strings.TrimLeft(f.str, cut.str))
+			case "str.rstrip":
+				return str(strings.TrimRight(f.str, cut.str))
+			}
+			return str(strings.Trim(f.str, cut.str))
+		}
+	case ext == "str.replace":
+		// gevent's import_c_accel: 'gevent.__hub_local' -> 'gevent._gevent_c_hub_local'.
+		old, ok1 := arg(0, "old")
+		repl, ok2 := arg(1, "new")
+		if _, counted := arg(2, "count"); ok1 && ok2 && old.isStr && repl.isStr && !counted {
+			return str(strings.ReplaceAll(f.str, old.str, repl.str))
+		}
 	case ext == "bool":
 		v, _ := arg(0, "")
 		return value{truth: v.truth, env: v.env}

@@ -132,11 +132,11 @@ func Python(python string, steps []Step, names map[string]bool) (*Run, error) {
 }
 
 // Opened imports module with python and returns the files the loader
-// mapped, in order (LD_DEBUG=files): a file opened by its path (an
-// extension module) with its symlinks resolved, a needed library by the
-// name it was needed as. It is the process's load order, which sys.modules
-// does not show (a Cython module imports others from its init, after the
-// loader mapped it).
+// mapped, in order (LD_DEBUG=files,libs), by their paths, symlinks
+// resolved: a library needed by name is the file its search tried last
+// before mapping it. It is the process's load order, which sys.modules does
+// not show (a Cython module imports others from its init, after the loader
+// mapped it).
 func Opened(python, module string) ([]string, error) {
 	dir, err := os.MkdirTemp("", "ldoracle")
 	if err != nil {
@@ -146,7 +146,7 @@ func Opened(python, module string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-c", "import "+module)
-	cmd.Env = append(os.Environ(), "LD_DEBUG=files", "LD_DEBUG_OUTPUT="+filepath.Join(dir, "ld"))
+	cmd.Env = append(os.Environ(), "LD_DEBUG=files,libs", "LD_DEBUG_OUTPUT="+filepath.Join(dir, "ld"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%s -c 'import %s': %v: %s", python, module, err, out)
 	}
@@ -157,14 +157,25 @@ func Opened(python, module string) ([]string, error) {
 	}
 	var out []string
 	seen := map[string]bool{}
+	tried := "" // the last file a search tried
 	for _, line := range strings.Split(string(data), "\n") {
-		// "     12345:\tfile=/path/x.so [0];  generating link map"
-		_, rest, ok := strings.Cut(line, "file=")
-		if name, _, ok2 := strings.Cut(rest, " [0];  generating link map"); ok && ok2 {
-			if r := Real(name); !seen[r] {
-				seen[r] = true
-				out = append(out, r)
-			}
+		// "  12345:\t  trying file=/path/libx.so", then
+		// "  12345:\tfile=libx.so [0];  generating link map"
+		if _, p, ok := strings.Cut(line, "trying file="); ok {
+			tried = p
+			continue
+		}
+		_, rest, ok := strings.Cut(line, "\tfile=")
+		name, _, ok2 := strings.Cut(rest, " [0];  generating link map")
+		if !ok || !ok2 {
+			continue
+		}
+		if !strings.Contains(name, "/") && filepath.Base(tried) == name {
+			name = tried
+		}
+		if r := Real(name); !seen[r] {
+			seen[r] = true
+			out = append(out, r)
 		}
 	}
 	return out, nil
