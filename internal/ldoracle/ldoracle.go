@@ -15,7 +15,9 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,24 +140,18 @@ func Python(python string, steps []Step, names map[string]bool) (*Run, error) {
 // not show (a Cython module imports others from its init, after the loader
 // mapped it).
 func Opened(python, module string) ([]string, error) {
-	dir, err := os.MkdirTemp("", "ldoracle")
-	if err != nil {
-		return nil, err
-	}
+	var out bytes.Buffer
+	dir, pid, err := loaderRun("files,libs", nil, &out, &out, python, "-c", "import "+module)
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-c", "import "+module)
-	cmd.Env = append(os.Environ(), "LD_DEBUG=files,libs", "LD_DEBUG_OUTPUT="+filepath.Join(dir, "ld"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("%s -c 'import %s': %v: %s", python, module, err, out)
+	if err != nil {
+		return nil, fmt.Errorf("%s -c 'import %s': %v: %s", python, module, err, out.String())
 	}
 	// The log of python itself: an import may start other processes.
-	data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("ld.%d", cmd.Process.Pid)))
+	data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("ld.%d", pid)))
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var opened []string
 	seen := map[string]bool{}
 	tried := "" // the last file a search tried
 	for _, line := range strings.Split(string(data), "\n") {
@@ -175,10 +171,10 @@ func Opened(python, module string) ([]string, error) {
 		}
 		if r := Real(name); !seen[r] {
 			seen[r] = true
-			out = append(out, r)
+			opened = append(opened, r)
 		}
 	}
-	return out, nil
+	return opened, nil
 }
 
 // Trace maps and relocates file, a program or a shared library, with
@@ -206,25 +202,18 @@ func Trace(ldso, file string, names map[string]bool) (*Run, error) {
 // parses it; with trace, the command is ld.so in trace mode, relocating
 // every object (ldd -r) and running nothing.
 func debug(names map[string]bool, trace bool, stdout *bytes.Buffer, args ...string) (*Run, error) {
-	dir, err := os.MkdirTemp("", "ldoracle")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), "LD_DEBUG=bindings,libs", "LD_DEBUG_OUTPUT="+filepath.Join(dir, "ld"), "LD_BIND_NOW=1")
-	if trace {
-		cmd.Env = append(cmd.Env, "LD_TRACE_LOADED_OBJECTS=1", "LD_WARN=1")
-	}
+	env := []string{"LD_BIND_NOW=1"}
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	errOut := io.Writer(&stderr)
 	if trace {
-		cmd.Stderr = stdout
+		env, errOut = append(env, "LD_TRACE_LOADED_OBJECTS=1", "LD_WARN=1"), stdout
 	}
-	if err := cmd.Run(); err != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("%s: timed out after %s", strings.Join(args, " "), Timeout)
+	dir, _, err := loaderRun("bindings,libs", env, stdout, errOut, args...)
+	defer os.RemoveAll(dir)
+	// A program that exits with an error (a library not found) still says
+	// what the loader did: only a run Timeout stopped, or none, is an error.
+	if dir == "" || errors.Is(err, errTimedOut) {
+		return nil, err
 	}
 	run := &Run{Bindings: map[string][]Binding{}, Searched: map[string][]string{}}
 	logs, _ := filepath.Glob(filepath.Join(dir, "ld.*"))
@@ -237,6 +226,33 @@ func debug(names map[string]bool, trace bool, stdout *bytes.Buffer, args ...stri
 		}
 	}
 	return run, nil
+}
+
+// errTimedOut is a run that Timeout stopped.
+var errTimedOut = errors.New("timed out")
+
+// loaderRun runs args with the loader's debugging output for the
+// categories cats (LD_DEBUG) in a fresh directory, which it returns for the
+// caller to read and remove ("" when none was made), and env added. pid is
+// the command's: its log is dir/ld.PID.
+func loaderRun(cats string, env []string, stdout, stderr io.Writer, args ...string) (dir string, pid int, err error) {
+	dir, err = os.MkdirTemp("", "ldoracle")
+	if err != nil {
+		return "", 0, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = append(append(os.Environ(), "LD_DEBUG="+cats, "LD_DEBUG_OUTPUT="+filepath.Join(dir, "ld")), env...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%s: %w after %s", strings.Join(args, " "), errTimedOut, Timeout)
+	}
+	if cmd.Process != nil {
+		pid = cmd.Process.Pid
+	}
+	return dir, pid, err
 }
 
 var (
