@@ -69,12 +69,17 @@ const (
 // which say which modules can matter (reader.matters).
 func Read(fsys fs.FS, dir string, natives []string) []Plan {
 	var pkgs []string
-	if isFile(fsys, path.Join(dir, "__init__.py")) {
+	isPackage := func(p string) bool {
+		return isFile(fsys, path.Join(p, "__init__.py")) || slices.ContainsFunc(natives, func(n string) bool {
+			return path.Dir(n) == p && strings.HasPrefix(path.Base(n), "__init__.")
+		})
+	}
+	if isPackage(dir) {
 		pkgs = []string{dir}
 	} else {
 		entries, _ := fs.ReadDir(fsys, dir)
 		for _, e := range entries {
-			if p := path.Join(dir, e.Name()); e.IsDir() && isFile(fsys, path.Join(p, "__init__.py")) {
+			if p := path.Join(dir, e.Name()); e.IsDir() && isPackage(p) {
 				pkgs = append(pkgs, p)
 			}
 		}
@@ -223,7 +228,10 @@ func (r *reader) step(fr *frame, s Step) {
 		r.step(fr, s)
 		r.fl, r.cond = saved, ""
 	}
-	s.Global, s.Cond, s.At = r.fl.global, r.cond, fr.site()
+	s.Global, s.Cond = r.fl.global, r.cond
+	if fr != nil {
+		s.At = fr.site()
+	}
 	if s.Global {
 		s.Flags = r.fl.at
 	}
@@ -351,30 +359,41 @@ func (r *reader) importOne(fr *frame, name string) value {
 		r.note(fr, "import of %s not followed (nesting bound)", name)
 		return value{}
 	}
-	switch {
-	case r.has(path.Join(r.root, rel, "__init__.py")):
+	// As the import system's FileFinder looks: a package before a module,
+	// an extension module before source (lxml ships builder.py beside the
+	// builder extension it imports; apsw's package is an extension).
+	if ext := r.extension(path.Join(rel, "__init__")); ext != "" {
+		return r.extensionModule(fr, name, ext, true)
+	}
+	if r.has(path.Join(r.root, rel, "__init__.py")) {
 		m := &module{name: name, file: pathIn(r.root, path.Join(rel, "__init__.py")), pkg: true, vars: map[string]value{}, cond: r.cond}
 		r.modules[name] = m
 		r.runOrDefer(fr, m, name == r.pkg)
 		return value{mod: m}
-	case r.has(path.Join(r.root, rel+".py")):
+	}
+	if ext := r.extension(rel); ext != "" {
+		return r.extensionModule(fr, name, ext, false)
+	}
+	if r.has(path.Join(r.root, rel+".py")) {
 		m := &module{name: name, file: pathIn(r.root, rel+".py"), vars: map[string]value{}, cond: r.cond}
 		r.modules[name] = m
 		r.runOrDefer(fr, m, false)
-		return value{mod: m}
-	}
-	if ext := r.extension(rel); ext != "" {
-		m := &module{name: name, vars: map[string]value{}, cond: r.cond}
-		r.modules[name] = m
-		if fr != nil {
-			r.step(fr, Step{Path: ext, Module: name})
-		}
 		return value{mod: m}
 	}
 	if !strings.Contains(name, ".") {
 		return value{ext: name} // not in the tree: the standard library
 	}
 	return value{}
+}
+
+// extensionModule is the module name imported from the extension file
+// ext, a package's when pkg: the import opens it (the package's own
+// import, with no statement to point at, is "import NAME").
+func (r *reader) extensionModule(fr *frame, name, ext string, pkg bool) value {
+	m := &module{name: name, pkg: pkg, vars: map[string]value{}, cond: r.cond}
+	r.modules[name] = m
+	r.step(fr, Step{Path: ext, Module: name, At: "import " + name})
+	return value{mod: m}
 }
 
 // extension finds the extension module file for rel (a/b: a/b.cpython-311-x86_64-linux-gnu.so,

@@ -312,6 +312,27 @@ from . import (_late)
 	})
 }
 
+// An extension module is imported before a source file of the same name
+// (lxml 4.9 ships builder.py beside the builder extension the import
+// system loads), and a package may be an extension itself (apsw 3.40:
+// apsw/__init__.cpython-311-x86_64-linux-gnu.so), as the import system's
+// FileFinder looks.
+func TestExtensionBeforeSource(t *testing.T) {
+	fsys := fstest.MapFS{
+		"lxml/__init__.py": {Data: []byte("from . import builder\n")},
+		"lxml/builder.py":  {Data: []byte("import ctypes\nctypes.CDLL('libpure.so')\n")},
+		"lxml/builder.cpython-311-x86_64-linux-gnu.so":  {Data: []byte{}},
+		"apsw/__init__.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}},
+		"apsw/shell.py": {Data: []byte("import ctypes\nctypes.CDLL('libshell.so')\n")},
+	}
+	plans := Read(fsys, ".", natives(fsys))
+	if len(plans) != 2 {
+		t.Fatalf("plans: %+v", plans)
+	}
+	equal(t, "apsw", steps(plans[0]), []string{"apsw/__init__.cpython-311-x86_64-linux-gnu.so local"})
+	equal(t, "lxml", steps(plans[1]), []string{"lxml/builder.cpython-311-x86_64-linux-gnu.so local"})
+}
+
 // The real torch of this machine (Debian's python3-torch), when present:
 // its own __init__.py names libtorch_global_deps.so, opened RTLD_GLOBAL
 // before torch._C.
@@ -446,10 +467,10 @@ func TestLargeSources(t *testing.T) {
 // from native code (a Cython module's own imports: h5py, gssapi), through
 // modules the reader leaves unread because nothing in them names native
 // code (numba, pandas' window), or by means it does not follow
-// (torchvision's torch.ops.load_library, apsw's extension __init__).
+// (torchvision's torch.ops.load_library).
 func TestDefaultImportIsWhatTheLoaderOpens(t *testing.T) {
 	const dist = "/usr/lib/python3/dist-packages"
-	const wantFound = 244 // at ba34e3c, before parenthesized lists, __package__, str and int methods and sys.version_info: 229
+	const wantFound = 245 // at ba34e3c, before parenthesized lists, the interpreter's conditions and extensions before source: 229
 	data, err := os.ReadFile("../testdata/field/packages.txt")
 	if err != nil {
 		t.Fatal(err)
