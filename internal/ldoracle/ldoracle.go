@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -288,17 +289,18 @@ func (r *Run) parse(file string, names map[string]bool) error {
 }
 
 // reals caches Real's answers: the log names the same files many times.
-var reals = map[string]string{}
+// Tests ask from parallel subtests: a sync.Map.
+var reals sync.Map
 
 // Real is p with symlinks resolved (p itself when it cannot be).
 func Real(p string) string {
-	if r, ok := reals[p]; ok {
-		return r
+	if r, ok := reals.Load(p); ok {
+		return r.(string)
 	}
 	r, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		r = p
 	}
-	reals[p] = r
+	reals.Store(p, r)
 	return r
 }
