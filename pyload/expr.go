@@ -60,9 +60,7 @@ func boolean(b bool) value {
 
 func str(s string) value { return value{isStr: true, str: s, truth: boolean(s != "").truth} }
 
-func number(n int64) value {
-	return value{isNum: true, num: n, global: n&rtldGlobal != 0, truth: boolean(n != 0).truth}
-}
+func number(n int64) value { return value{isNum: true, num: n, truth: boolean(n != 0).truth} }
 
 // pythonMajor is the major version of the interpreter the process model
 // reads: sys.version_info compares as a Python 3 (its minor version is not
@@ -227,9 +225,15 @@ func (c *cursor) compare() value {
 
 func compareValues(op string, v, w value) value {
 	env := v.env + w.env
-	if v.ext == "sys.version_info" && len(w.items) > 0 && w.items[0].isNum && w.items[0].num != pythonMajor {
-		// (3, 11) against (2, 7, 0) or (4,): the major version decides.
-		v, w = number(pythonMajor), number(w.items[0].num)
+	if v.ext == "sys.version_info" && len(w.items) > 0 && w.items[0].isNum {
+		switch {
+		case w.items[0].num != pythonMajor:
+			// (3, 11) against (2, 7, 0) or (4,): the major version decides.
+			v, w = number(pythonMajor), number(w.items[0].num)
+		case len(w.items) == 1:
+			// (3, 11) against (3,): a longer tuple with the same start is greater.
+			v, w = number(1), number(0)
+		}
 	}
 	if v.isNum && w.isNum {
 		var r bool
@@ -437,7 +441,9 @@ func (c *cursor) atom() (value, string) {
 		return value{isStr: false}, ""
 	case 'd':
 		if n, err := strconv.ParseInt(strings.ReplaceAll(t.s, "_", ""), 0, 64); err == nil {
-			return number(n), ""
+			v := number(n)
+			v.global = n&rtldGlobal != 0 // a literal flag: 0x100, or flags | 256
+			return v, ""
 		}
 		return value{}, ""
 	case 'o':

@@ -240,6 +240,18 @@ else:
 `)}, "faiss/_swigfaiss.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}}},
 		[]string{"faiss/_swigfaiss.cpython-311-x86_64-linux-gnu.so local"},
 	}, {
+		"sys.version_info against (3,) and against (3, 8): a longer tuple of the same start is greater; the minor is not known",
+		fstest.MapFS{"p/__init__.py": {Data: []byte(`
+import sys
+if sys.version_info >= (3,):
+    from . import _three
+if sys.version_info < (3,):
+    from . import _two
+if sys.version_info >= (3, 8):
+    from . import _minor
+`)}, "p/_three.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}}, "p/_two.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}}, "p/_minor.cpython-311-x86_64-linux-gnu.so": {Data: []byte{}}},
+		[]string{"p/_three.cpython-311-x86_64-linux-gnu.so local", "p/_minor.cpython-311-x86_64-linux-gnu.so local if sys.version_info >= (3, 8) (p/__init__.py:7)"},
+	}, {
 		"zstandard 0.19: platform.python_implementation()",
 		fstest.MapFS{"zstandard/__init__.py": {Data: []byte(`
 import os

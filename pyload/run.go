@@ -395,7 +395,7 @@ func (r *reader) conditional(fr *frame, cond string, bodies [][]*stmt) {
 func condText(fr *frame, s *stmt, v value) string {
 	var b strings.Builder
 	for i, t := range s.toks {
-		if i > 0 && !(t.kind == 'o' && slices.Contains([]string{".", "(", ")", "[", "]"}, t.s)) && !(s.toks[i-1].kind == 'o' && slices.Contains([]string{".", "(", "["}, s.toks[i-1].s)) {
+		if i > 0 && !tight(s.toks[i-1], t) {
 			b.WriteByte(' ')
 		}
 		switch t.kind {
@@ -410,6 +410,20 @@ func condText(fr *frame, s *stmt, v value) string {
 		text = text[:77] + "..."
 	}
 	return "if " + text + " (" + fr.at() + ")"
+}
+
+// tight says whether a condition's text puts no space between two tokens:
+// around '.', inside brackets, before ',' and a call's or a subscript's
+// bracket (f(x), a[0], but "in (a, b)").
+func tight(prev, t tok) bool {
+	op := func(k tok, ops ...string) bool { return k.kind == 'o' && slices.Contains(ops, k.s) }
+	switch {
+	case op(t, ".", ")", "]", ","), op(prev, ".", "(", "["):
+		return true
+	case op(t, "(", "["):
+		return op(prev, ")", "]") || prev.kind == 's' || prev.kind == 'n' && !slices.Contains([]string{"and", "or", "not", "in", "is", "if", "else", "lambda"}, prev.s)
+	}
+	return false
 }
 
 // tryChain runs a try statement: its body, else and finally on the path;
