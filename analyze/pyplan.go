@@ -78,6 +78,7 @@ func nativesOf[T any](byRel map[string]T) []string {
 // natives, and the plan stands when each became an object (plan).
 type planAhead struct {
 	dir     string
+	tree    planTree
 	natives []string
 	plans   chan []pyload.Plan
 }
@@ -97,7 +98,7 @@ func readPlanAhead(dir string, paths []string) *planAhead {
 			byRel[rel] = true
 		}
 	}
-	a := &planAhead{dir: dir, natives: nativesOf(byRel), plans: make(chan []pyload.Plan, 1)}
+	a := &planAhead{dir: dir, tree: t, natives: nativesOf(byRel), plans: make(chan []pyload.Plan, 1)}
 	go func() { a.plans <- readPlans(t.fsys, t.dir, a.natives) }()
 	return a
 }
@@ -110,11 +111,7 @@ func (a *planAhead) plan(objs []*elfobj.Object) PythonPlan {
 		return PythonPlan{}
 	}
 	plans := <-a.plans
-	t, ok := openPlanTree(a.dir)
-	if !ok {
-		return PythonPlan{}
-	}
-	byRel := t.objects(objs)
+	byRel := a.tree.objects(objs)
 	if !slices.Equal(a.natives, nativesOf(byRel)) {
 		return ReadPythonPlan([]string{a.dir}, objs)
 	}

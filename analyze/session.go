@@ -464,11 +464,7 @@ func (r *peerRead) open(name string, args peerArgs) {
 	if r.err == nil {
 		r.loader = newLoader(args)
 		var plan *planAhead
-		r.objs, r.errs = r.loader.OpenInputs(r.files, Roots(args.wheel), func(paths []string) {
-			if r.dir != "" {
-				plan = readPlanAhead(r.dir, paths)
-			}
-		})
+		r.objs, r.errs = r.loader.OpenInputs(r.files, Roots(args.wheel), func(paths []string) { plan = readPlanAhead(r.dir, paths) })
 		r.side = NewSide(name, r.objs, plan.plan(r.objs))
 	}
 }

@@ -71,7 +71,7 @@ func Read(fsys fs.FS, dir string, natives []string) []Plan {
 	var pkgs []string
 	isPackage := func(p string) bool {
 		return isFile(fsys, path.Join(p, "__init__.py")) || slices.ContainsFunc(natives, func(n string) bool {
-			return path.Dir(n) == p && strings.HasPrefix(path.Base(n), "__init__.")
+			return path.Dir(n) == p && extensionFile(path.Base(n), "__init__")
 		})
 	}
 	if isPackage(dir) {
@@ -402,7 +402,7 @@ func (r *reader) extension(rel string) string {
 	dir, base := path.Dir(rel), path.Base(rel)
 	var found []string
 	for n := range r.list(path.Join(r.root, dir)) {
-		if n == base+".so" || strings.HasPrefix(n, base+".") && strings.HasSuffix(n, ".so") && strings.Count(n, ".") == 2 {
+		if extensionFile(n, base) {
 			found = append(found, path.Join(dir, n))
 		}
 	}
@@ -411,6 +411,12 @@ func (r *reader) extension(rel string) string {
 	}
 	sort.Strings(found) // cpython-311 after cpython-310: the newest tag last
 	return found[len(found)-1]
+}
+
+// extensionFile reports whether the file name n is an extension module
+// named base: base.so, or base.TAG.so.
+func extensionFile(n, base string) bool {
+	return n == base+".so" || strings.HasPrefix(n, base+".") && strings.HasSuffix(n, ".so") && strings.Count(n, ".") == 2
 }
 
 // list returns the regular files of a directory, read once.
